@@ -1,0 +1,15 @@
+"""gpuml: scikit-learn compatible estimators, metrics and model selection on the GPU.
+
+Swap imports (``from gpuml.linear_model import Ridge``) and keep your
+scikit-learn code. Computation runs on the GPU through CuPy when one is
+usable, else on the CPU through NumPy/SciPy, with the same API and results;
+outputs come back in the family of their input (NumPy in, NumPy out; CuPy in,
+CuPy out). ``import gpuml`` imports neither CuPy nor Dask.
+"""
+
+from gpuml._config import config_context, get_config, set_config
+from gpuml._show_versions import show_versions
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["__version__", "config_context", "get_config", "set_config", "show_versions"]

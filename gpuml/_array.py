@@ -1,0 +1,191 @@
+"""Array namespaces, input and output families, and moving data between them.
+
+Two ideas run through gpuml:
+
+- The **compute namespace** ``xp`` is NumPy or CuPy, chosen once per call by
+  the device policy (:func:`compute_namespace`) and passed down to pure kernel
+  functions written against the NumPy API.
+- The **family** of an input is ``"host"`` (NumPy, array-likes, pandas, SciPy
+  sparse, CPU tensors) or ``"device"`` (CuPy, cupyx sparse, cuDF, and anything
+  exposing ``__cuda_array_interface__`` or a CUDA ``__dlpack__``). Outputs are
+  returned in the family of the input they were computed from, and fitted
+  attributes in the family of the training input.
+
+Host arrays larger than a few tens of megabytes are copied to the GPU through
+pinned staging buffers by several threads at once, which is several times
+faster than CuPy's copy from pageable memory.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+
+import numpy as np
+import scipy.sparse as sp
+
+from gpuml._backend import (
+    get_cupy,
+    has_cuda_memory,
+    import_cupyx,
+    is_cudf_object,
+    is_cupy_object,
+    resolve_device,
+)
+
+HOST = "host"
+DEVICE = "device"
+
+# Transfers below this size go through one plain copy; above it, pinned chunks.
+_PINNED_MIN_BYTES = 32 << 20
+_CHUNK_BYTES = 16 << 20
+_TRANSFER_THREADS = 4
+
+
+def input_family(obj: object) -> str:
+    """Return ``"device"`` for GPU-resident inputs and ``"host"`` for the rest."""
+    if is_cupy_object(obj) or is_cudf_object(obj) or has_cuda_memory(obj):
+        return DEVICE
+    return HOST
+
+
+def compute_namespace() -> ModuleType:
+    """Return the namespace the current device policy computes with."""
+    return np if resolve_device() == "cpu" else get_cupy()
+
+
+def namespace_of(array: object) -> ModuleType:
+    """Return NumPy or CuPy: the namespace that holds ``array``."""
+    return get_cupy() if is_cupy_object(array) else np
+
+
+def input_namespace(*arrays: object) -> ModuleType:
+    """CuPy when any input is device-family, else NumPy (``None`` is skipped).
+
+    Metrics compute where their inputs live, whatever the device policy.
+    """
+    if any(a is not None and input_family(a) == DEVICE for a in arrays):
+        return get_cupy()
+    return np
+
+
+def is_sparse(array: object) -> bool:
+    """True for SciPy and cupyx sparse matrices and arrays."""
+    if sp.issparse(array):
+        return True
+    if is_cupy_object(array):
+        return import_cupyx("scipy.sparse").issparse(array)
+    return False
+
+
+def as_device_native(obj: object):
+    """Return a device-family input as a CuPy array or cupyx sparse matrix.
+
+    cuDF objects and ``__cuda_array_interface__`` / CUDA ``__dlpack__``
+    producers (PyTorch CUDA tensors among them) are wrapped without a copy
+    where their memory layout allows it.
+    """
+    if is_cupy_object(obj):
+        return obj
+    cupy = get_cupy()
+    if is_cudf_object(obj):
+        to_cupy = getattr(obj, "to_cupy", None)
+        return to_cupy() if to_cupy is not None else cupy.asarray(obj.values)
+    if hasattr(obj, "__cuda_array_interface__"):
+        return cupy.asarray(obj)
+    return cupy.from_dlpack(obj)
+
+
+def to_namespace(array, xp: ModuleType):
+    """Return ``array`` (dense or sparse, host or device) held by ``xp``.
+
+    Nothing is copied when the array is already there.
+    """
+    if xp is np:
+        if is_cupy_object(array):
+            return array.get()
+        return array
+    if is_cupy_object(array):
+        return array
+    if sp.issparse(array):
+        cusp = import_cupyx("scipy.sparse")
+        fmt = array.format if array.format in ("csr", "csc", "coo") else "csr"
+        constructor = {
+            "csr": cusp.csr_matrix,
+            "csc": cusp.csc_matrix,
+            "coo": cusp.coo_matrix,
+        }[fmt]
+        return constructor(array.asformat(fmt))
+    return host_to_device(np.asarray(array))
+
+
+def to_family(array, family: str):
+    """Return ``array`` in the given family: NumPy/SciPy or CuPy/cupyx."""
+    if family == HOST:
+        return to_namespace(array, np)
+    return to_namespace(array, get_cupy())
+
+
+def host_to_device(array: np.ndarray):
+    """Copy a NumPy array to the current GPU, pinned and chunked when large.
+
+    Small arrays take one ``cupy.asarray``. Large ones are split into
+    ``_TRANSFER_THREADS`` ranges; each thread stages its range through two
+    pinned buffers and issues asynchronous copies on its own stream, so the
+    host-side copies into pinned memory run in parallel and overlap the DMA.
+    """
+    cupy = get_cupy()
+    if array.nbytes < _PINNED_MIN_BYTES or array.dtype.hasobject:
+        return cupy.asarray(array)
+    if not (array.flags.c_contiguous or array.flags.f_contiguous):
+        array = np.ascontiguousarray(array)
+    order = "C" if array.flags.c_contiguous else "F"
+    out = cupy.empty(array.shape, dtype=array.dtype, order=order)
+    src = array.reshape(-1, order=order).view(np.uint8)
+    n_bytes = src.shape[0]
+    device_id = cupy.cuda.Device().id
+    # Ranges are whole chunks so that every thread's copies stay chunk-aligned.
+    n_chunks = -(-n_bytes // _CHUNK_BYTES)
+    per_thread = -(-n_chunks // _TRANSFER_THREADS) * _CHUNK_BYTES
+    bounds = [
+        (lo, min(lo + per_thread, n_bytes)) for lo in range(0, n_bytes, per_thread)
+    ]
+
+    def copy_range(lo: int, hi: int) -> None:
+        with cupy.cuda.Device(device_id):
+            stream = cupy.cuda.Stream(non_blocking=True)
+            size = min(_CHUNK_BYTES, hi - lo)
+            buffers = [cupy_pinned_bytes(cupy, size) for _ in range(2)]
+            done = [None, None]
+            for i, start in enumerate(range(lo, hi, _CHUNK_BYTES)):
+                stop = min(start + _CHUNK_BYTES, hi)
+                k = i % 2
+                if done[k] is not None:
+                    done[k].synchronize()
+                np.copyto(buffers[k][: stop - start], src[start:stop])
+                (out.data + start).copy_from_host_async(
+                    buffers[k].ctypes.data, stop - start, stream
+                )
+                done[k] = stream.record()
+            stream.synchronize()
+
+    with ThreadPoolExecutor(max_workers=len(bounds)) as pool:
+        for future in [pool.submit(copy_range, lo, hi) for lo, hi in bounds]:
+            future.result()
+    return out
+
+
+def cupy_pinned_bytes(cupy: ModuleType, n_bytes: int) -> np.ndarray:
+    """A NumPy byte array backed by pinned host memory from CuPy's pool."""
+    memory = cupy.cuda.alloc_pinned_memory(n_bytes)
+    return np.frombuffer(memory, dtype=np.uint8, count=n_bytes)
+
+
+def to_host(array):
+    """Return ``array`` as NumPy / SciPy sparse (no-op for host arrays)."""
+    return to_namespace(array, np)
+
+
+def to_float(value) -> float:
+    """Convert a 0-d array (NumPy or CuPy) or number to a Python float."""
+    return float(value.item() if hasattr(value, "item") else value)

@@ -1,0 +1,113 @@
+"""Dense and sparse linear algebra that differs between NumPy and CuPy.
+
+Everything else is written once against ``xp``; the few operations whose
+best implementation lives in different places (SciPy's LAPACK wrappers on
+the host, cuSOLVER through CuPy on the device) are dispatched here.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+from gpuml._backend import import_cupyx
+
+
+def cho_solve(A, B, xp: ModuleType):
+    """Solve ``A X = B`` for symmetric positive definite ``A``.
+
+    Raises ``numpy.linalg.LinAlgError`` when ``A`` is not positive definite
+    (on both backends), so that callers can fall back to a robust solver.
+    """
+    if xp is np:
+        return scipy.linalg.solve(A, B, assume_a="pos", overwrite_a=True)
+    solve_triangular = import_cupyx("scipy.linalg").solve_triangular
+    with import_cupyx().errstate(linalg="raise"):
+        L = xp.linalg.cholesky(A)
+    Z = solve_triangular(L, B, lower=True)
+    return solve_triangular(L.T, Z, lower=False)
+
+
+def thin_svd(A, xp: ModuleType):
+    """Thin SVD ``A = U diag(s) Vt``; tall matrices go through a QR first.
+
+    For ``n_rows >> n_cols`` the QR reduces the SVD to a small square problem,
+    which is much faster on the GPU than a direct SVD of the tall matrix.
+    """
+    n_rows, n_cols = A.shape
+    if n_rows > 2 * n_cols:
+        Q, R = xp.linalg.qr(A, mode="reduced")
+        U_r, s, Vt = _svd(R, xp)
+        return Q @ U_r, s, Vt
+    return _svd(A, xp)
+
+
+def _svd(A, xp: ModuleType):
+    if xp is np:
+        return scipy.linalg.svd(A, full_matrices=False, check_finite=False)
+    return xp.linalg.svd(A, full_matrices=False)
+
+
+def sparse_module(xp: ModuleType) -> ModuleType:
+    """``scipy.sparse`` for NumPy, ``cupyx.scipy.sparse`` for CuPy."""
+    return sp if xp is np else import_cupyx("scipy.sparse")
+
+
+def sparse_gram(X, weights, xp: ModuleType):
+    """Dense ``X.T @ diag(weights) @ X`` for a sparse ``X`` (weights may be None)."""
+    if weights is not None:
+        X = sparse_module(xp).diags(xp.sqrt(weights)) @ X
+    gram = X.T @ X
+    return gram.toarray() if hasattr(gram, "toarray") else xp.asarray(gram)
+
+
+def eigh(A, xp: ModuleType):
+    """Eigendecomposition of a symmetric matrix: ``(eigenvalues, eigenvectors)``."""
+    if xp is np:
+        return scipy.linalg.eigh(A, check_finite=False)
+    return xp.linalg.eigh(A)
+
+
+def block_cg(apply, B, *, tol: float, max_iter: int, xp: ModuleType):
+    """Conjugate gradients for several right-hand sides at once.
+
+    Solves ``apply(X) = B`` column by column, where ``apply`` maps a
+    ``(n, k)`` array to ``(n, k)`` and is symmetric positive definite on each
+    column (columns may have different operators, e.g. different ridge
+    penalties). All columns advance together in one matrix product per
+    iteration; a column stops moving once ``||r|| <= tol * ||b||``.
+
+    Returns
+    -------
+    X : array of shape (n, k)
+    n_iter : ndarray of shape (k,)
+        Iterations each column took (host NumPy array).
+    converged : bool
+    """
+    k = B.shape[1]
+    X = xp.zeros_like(B)
+    R = B.copy()
+    P = R.copy()
+    rs = (R * R).sum(axis=0)
+    threshold = (tol * tol) * (B * B).sum(axis=0)
+    active = rs > threshold
+    n_iter = xp.zeros(k, dtype=xp.int64)
+    for _ in range(max_iter):
+        if not bool(active.any()):  # one scalar to the host per iteration
+            break
+        AP = apply(P)
+        pAp = (P * AP).sum(axis=0)
+        step = xp.where(active, rs / xp.where(active, pAp, 1), 0)
+        X += step * P
+        R -= step * AP
+        rs_new = (R * R).sum(axis=0)
+        beta = xp.where(active, rs_new / xp.where(active, rs, 1), 0)
+        P = R + beta * P
+        rs = xp.where(active, rs_new, rs)
+        n_iter += active
+        active = active & (rs > threshold)
+    converged = not bool(active.any())
+    return X, np.asarray(n_iter.tolist()), converged

@@ -1,0 +1,43 @@
+"""``gpuml.show_versions()``: what a bug report needs."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import sys
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def show_versions() -> None:
+    """Print the versions of gpuml, its dependencies and the GPU it would use.
+
+    This imports CuPy (if installed) to read the device, so it is not free.
+    """
+    from gpuml import __version__
+    from gpuml._backend import _probe_cupy
+    from gpuml._config import get_config
+
+    print("gpuml:", __version__)
+    print("python:", sys.version.replace("\n", " "))
+    print("platform:", platform.platform())
+    for dist in ("numpy", "scipy", "scikit-learn", "joblib", "pandas", "dask",
+                 "distributed", "dask-cuda"):
+        print(f"{dist}:", _version(dist))
+    cupy, reason = _probe_cupy()
+    print("device policy:", get_config()["device"])
+    if cupy is None:
+        print("GPU: none usable:", reason)
+        return
+    print("cupy:", cupy.__version__)
+    runtime = cupy.cuda.runtime
+    print("CUDA runtime:", runtime.runtimeGetVersion())
+    for i in range(runtime.getDeviceCount()):
+        props = runtime.getDeviceProperties(i)
+        name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        print(f"GPU {i}: {name}, {props['totalGlobalMem'] / 2**30:.1f} GiB")

@@ -1,0 +1,575 @@
+"""Ridge regression on the GPU or the CPU, with scikit-learn's API and results.
+
+``fit`` reads: validate (into the compute namespace ``xp``) → centre and
+weight the problem → resolve the solver (one function) → call a pure solver
+from the registry → store attributes in the training input's family.
+
+All solvers see the same centred, weighted least-squares problem
+(:class:`_RidgeProblem`), so dense and sparse input share every solver but
+``"svd"``: sparse data is centred implicitly, never densified.
+
+:func:`ridge_path` solves many penalties from one eigendecomposition of the
+Gram (or kernel) matrix; the model-selection search uses it to fit all the
+alphas of a fold at the cost of one.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+from types import ModuleType
+
+import numpy as np
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from gpuml._array import (
+    compute_namespace,
+    input_family,
+    is_sparse,
+    namespace_of,
+    to_family,
+    to_host,
+)
+from gpuml._linalg import block_cg, cho_solve, eigh, sparse_gram, thin_svd
+from gpuml._validation import (
+    FLOAT_DTYPES,
+    check_array,
+    check_sample_weight,
+    check_X_y,
+    check_y,
+    validate_data,
+)
+from gpuml.base import DeviceCacheMixin
+from gpuml.metrics._regression import _r2
+
+_ACCEPT_SPARSE = ("csr", "csc", "coo")
+
+
+@dataclass
+class _RidgeProblem:
+    """``min_w ||Xs w - ys||² + alpha ||w||²`` with centred, weighted data.
+
+    Dense ``X`` is stored already centred and scaled by ``sqrt(sample_weight)``.
+    Sparse ``X`` is stored raw; :meth:`matvec`, :meth:`rmatvec` and
+    :meth:`gram` apply the centring and weighting implicitly.
+    """
+
+    X: object
+    y: object  # (n_samples, n_targets), centred and weighted
+    X_offset: object  # (n_features,)
+    y_offset: object  # (n_targets,)
+    sqrt_sw: object  # (n_samples,) or None
+    xp: ModuleType
+
+    @property
+    def sparse(self) -> bool:
+        return is_sparse(self.X)
+
+    def matvec(self, V):
+        """``Xs @ V`` for ``V`` of shape (n_features, k)."""
+        if not self.sparse:
+            return self.X @ V
+        out = self.X @ V - (self.X_offset @ V)[None, :]
+        return out if self.sqrt_sw is None else out * self.sqrt_sw[:, None]
+
+    def rmatvec(self, U):
+        """``Xs.T @ U`` for ``U`` of shape (n_samples, k)."""
+        if not self.sparse:
+            return self.X.T @ U
+        if self.sqrt_sw is not None:
+            U = U * self.sqrt_sw[:, None]
+        return self.X.T @ U - self.X_offset[:, None] * U.sum(axis=0)[None, :]
+
+    def gram(self):
+        """Dense ``Xs.T @ Xs`` of shape (n_features, n_features)."""
+        if not self.sparse:
+            return self.X.T @ self.X
+        xp = self.xp
+        weights = None if self.sqrt_sw is None else self.sqrt_sw**2
+        total = self.X.shape[0] if weights is None else weights.sum()
+        return sparse_gram(self.X, weights, xp) - total * xp.outer(
+            self.X_offset, self.X_offset
+        )
+
+    def use_kernel(self) -> bool:
+        """Solve in the n_samples-sized dual when that system is smaller."""
+        n_samples, n_features = self.X.shape
+        return not self.sparse and n_features > n_samples
+
+
+def _make_problem(X, y, sample_weight, *, fit_intercept: bool, overwrite_X: bool,
+                  xp: ModuleType) -> _RidgeProblem:
+    """Centre (weighted means) and weight the data, as scikit-learn does."""
+    y = y.reshape(-1, 1) if y.ndim == 1 else y
+    n_samples, n_features = X.shape
+    sparse = is_sparse(X)
+    if fit_intercept:
+        if sample_weight is None:
+            if sparse:
+                X_offset = (X.T @ xp.ones(n_samples, dtype=X.dtype)) / n_samples
+            else:
+                X_offset = X.mean(axis=0)
+            y_offset = y.mean(axis=0)
+        else:
+            total = sample_weight.sum()
+            X_offset = (X.T @ sample_weight) / total
+            y_offset = (sample_weight @ y) / total
+    else:
+        X_offset = xp.zeros(n_features, dtype=X.dtype)
+        y_offset = xp.zeros(y.shape[1], dtype=X.dtype)
+    sqrt_sw = None if sample_weight is None else xp.sqrt(sample_weight)
+    y = y - y_offset
+    if sqrt_sw is not None:
+        y *= sqrt_sw[:, None]
+    if not sparse and (fit_intercept or sqrt_sw is not None):
+        if not overwrite_X:
+            X = X.copy()
+        if fit_intercept:
+            X -= X_offset
+        if sqrt_sw is not None:
+            X *= sqrt_sw[:, None]
+    return _RidgeProblem(X, y, X_offset, y_offset, sqrt_sw, xp)
+
+
+def _add_to_diagonal(A, value, xp: ModuleType):
+    idx = xp.arange(A.shape[0])
+    A[idx, idx] += value
+    return A
+
+
+def _shifted_solve(A, B, alpha, xp: ModuleType):
+    """Solve ``(A + alpha_j I) x_j = b_j`` by Cholesky; one factorisation per alpha."""
+    alpha_host = to_host(alpha)
+    if np.all(alpha_host == alpha_host[0]):
+        return cho_solve(_add_to_diagonal(A.copy(), alpha[0], xp), B, xp)
+    columns = [
+        cho_solve(_add_to_diagonal(A.copy(), alpha[j], xp), B[:, j : j + 1], xp)
+        for j in range(B.shape[1])
+    ]
+    return xp.concatenate(columns, axis=1)
+
+
+def _eigh_solve(A, B, alphas, xp: ModuleType):
+    """``(A + alpha I)^+ B`` for every alpha, from one eigendecomposition of A.
+
+    ``alphas`` has shape (n_alphas, n_targets) (or broadcastable); returns
+    (n_alphas, n, n_targets). Directions whose shifted eigenvalue vanishes
+    get zero weight: the minimum-norm solution, as with an SVD.
+    """
+    evals, evecs = eigh(A, xp)
+    evals = xp.maximum(evals, 0)  # a PSD matrix; clip rounding below zero
+    projected = evecs.T @ B  # (n, n_targets)
+    shifted = evals[None, :, None] + alphas[:, None, :]
+    cutoff = evals.max() * A.shape[0] * np.finfo(A.dtype).eps
+    inverse = xp.where(shifted > cutoff, 1 / xp.where(shifted > cutoff, shifted, 1), 0)
+    return evecs[None] @ (inverse * projected[None])
+
+
+# --------------------------------------------------------------------------
+# Solvers: pure functions with one signature, returning (coef (t, p), n_iter).
+# --------------------------------------------------------------------------
+
+
+def _solve_cholesky(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
+    if problem.use_kernel():
+        K = problem.X @ problem.X.T
+        try:
+            dual = _shifted_solve(K, problem.y, alpha, xp)
+        except np.linalg.LinAlgError:
+            return _solve_svd(problem, alpha, max_iter=max_iter, tol=tol, xp=xp)
+        return problem.rmatvec(dual).T, None
+    A = problem.gram()
+    B = problem.rmatvec(problem.y)
+    try:
+        coef = _shifted_solve(A, B, alpha, xp)
+    except np.linalg.LinAlgError:
+        # Singular (alpha == 0 and rank-deficient X): minimum-norm solution.
+        coef = _eigh_solve(A, B, alpha[None, :], xp)[0]
+    return coef.T, None
+
+
+def _solve_svd(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
+    U, s, Vt = thin_svd(problem.X, xp)
+    UTy = U.T @ problem.y  # (k, t)
+    s = s[:, None]
+    nonzero = s > 1e-15
+    d = xp.where(nonzero, s / (s**2 + alpha[None, :]), 0)
+    return (Vt.T @ (d * UTy)).T, None
+
+
+def _solve_sparse_cg(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
+    if problem.use_kernel():
+        n_system = problem.X.shape[0]
+
+        def apply(V):
+            return problem.matvec(problem.rmatvec(V)) + alpha[None, :] * V
+
+        rhs = problem.y
+    else:
+        n_system = problem.X.shape[1]
+
+        def apply(V):
+            return problem.rmatvec(problem.matvec(V)) + alpha[None, :] * V
+
+        rhs = problem.rmatvec(problem.y)
+    max_iter = 10 * n_system if max_iter is None else max_iter
+    solution, n_iter, converged = block_cg(
+        apply, rhs, tol=tol, max_iter=max_iter, xp=xp
+    )
+    if not converged:
+        warnings.warn(
+            f"sparse_cg did not converge after {max_iter} iterations.",
+            ConvergenceWarning,
+        )
+    coef = problem.rmatvec(solution) if problem.use_kernel() else solution
+    return coef.T, n_iter
+
+
+_SOLVERS = {
+    "cholesky": _solve_cholesky,
+    "svd": _solve_svd,
+    "sparse_cg": _solve_sparse_cg,
+}
+
+
+def _resolve_solver(solver: str, *, sparse: bool) -> str:
+    """The one place where ``solver="auto"`` is decided (as in scikit-learn)."""
+    if solver == "auto":
+        return "sparse_cg" if sparse else "cholesky"
+    if solver == "svd" and sparse:
+        raise TypeError("SVD solver does not support sparse inputs currently")
+    return solver
+
+
+def _check_alpha(alpha, n_targets: int, dtype, xp: ModuleType):
+    """Return the penalties as an ``xp`` array of shape (n_targets,)."""
+    values = np.asarray(to_host(alpha), dtype=np.float64).ravel()
+    if values.shape[0] not in (1, n_targets):
+        raise ValueError(
+            "Number of targets and number of penalties do not correspond: "
+            f"{values.shape[0]} != {n_targets}"
+        )
+    if np.any(values < 0) or not np.all(np.isfinite(values)):
+        raise ValueError(f"alpha must be non-negative and finite; got {alpha!r}.")
+    return xp.asarray(np.broadcast_to(values, (n_targets,)), dtype=dtype)
+
+
+class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
+    """Linear least squares with l2 regularization, on the GPU or the CPU.
+
+    A drop-in replacement for :class:`sklearn.linear_model.Ridge` (same
+    parameters, attributes and results). It minimises
+    ``||y - Xw||² + alpha * ||w||²`` and computes with CuPy when a GPU is
+    usable (see :func:`gpuml.set_config`), else with NumPy/SciPy. Predictions
+    come back in the family of their input (NumPy in, NumPy out; CuPy in,
+    CuPy out); fitted attributes live in the family of the training input.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_targets,), default=1.0
+        Regularization strength, a non-negative float. An array gives one
+        penalty per target.
+    fit_intercept : bool, default=True
+        Whether to fit the intercept (the data are centred, with sample
+        weights when given).
+    copy_X : bool, default=True
+        If False, X may be overwritten (centred in place) when it is already
+        in the compute namespace and dtype. A host array fitted on the GPU is
+        copied to the device anyway, and that copy is reused.
+    max_iter : int, default=None
+        Maximum iterations of the ``"sparse_cg"`` solver (default:
+        10 × the size of the linear system).
+    tol : float, default=1e-4
+        Relative residual at which ``"sparse_cg"`` stops. No effect on the
+        direct solvers.
+    solver : {"auto", "cholesky", "svd", "sparse_cg"}, default="auto"
+        - ``"auto"``: ``"cholesky"`` for dense X, ``"sparse_cg"`` for sparse X.
+        - ``"cholesky"``: one Cholesky factorisation of the (Gram or kernel)
+          matrix; falls back to the minimum-norm solution when singular.
+          Unlike scikit-learn it also accepts sparse X with an intercept
+          (the Gram matrix is centred implicitly; its size is
+          n_features²).
+        - ``"svd"``: a thin SVD of X (through a QR for tall X); the most
+          stable; dense X only.
+        - ``"sparse_cg"``: conjugate gradients on all targets at once.
+
+        scikit-learn's ``"lsqr"``, ``"sag"``, ``"saga"`` and ``"lbfgs"`` are
+        not available: they reach the same optimum as the solvers above.
+    positive : bool, default=False
+        Only ``False`` is supported; ``True`` raises an error that names
+        scikit-learn's lbfgs solver as the alternative.
+    random_state : int, RandomState instance or None, default=None
+        Accepted for compatibility; no gpuml solver is randomised.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        Weight vector(s), NumPy or CuPy like the training X.
+    intercept_ : float or ndarray of shape (n_targets,)
+        Independent term; 0.0 when ``fit_intercept=False``.
+    n_iter_ : None or ndarray of shape (n_targets,)
+        Iterations per target of ``"sparse_cg"``; None for direct solvers.
+    solver_ : str
+        The solver used.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names seen during fit, when X had string column names.
+
+    See Also
+    --------
+    ridge_path : Coefficients for many alphas from one factorisation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import Ridge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 5))
+    >>> y = X @ np.arange(5.0) + 1.0
+    >>> model = Ridge(alpha=1e-3).fit(X, y)
+    >>> np.round(model.coef_, 2)
+    array([0., 1., 2., 3., 4.])
+    >>> round(model.intercept_, 2)
+    1.0
+    """
+
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "fit_intercept": ["boolean"],
+        "copy_X": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "solver": [StrOptions(set(_SOLVERS) | {"auto"})],
+        "positive": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True, copy_X=True, max_iter=None,
+                 tol=1e-4, solver="auto", positive=False, random_state=None):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
+        self.max_iter = max_iter
+        self.tol = tol
+        self.solver = solver
+        self.positive = positive
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data: NumPy, pandas, SciPy sparse, CuPy, cupyx sparse,
+            or any ``__cuda_array_interface__`` / ``__dlpack__`` producer.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Target values.
+        sample_weight : float or array-like of shape (n_samples,), default=None
+            Individual weights for each sample.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        self._validate_params()
+        if self.positive:
+            raise ValueError(
+                "gpuml's Ridge does not support positive=True: constraining the "
+                "coefficients needs scikit-learn's 'lbfgs' solver. Use "
+                "sklearn.linear_model.Ridge(positive=True) or set positive=False."
+            )
+        self._reset_device_cache()
+        xp = compute_namespace()
+        family = input_family(X)
+        X_in = X
+        X, y = validate_data(
+            self, X, y, xp=xp, accept_sparse=_ACCEPT_SPARSE, dtype=FLOAT_DTYPES,
+            multi_output=True, y_numeric=True,
+        )
+        y = y.astype(X.dtype, copy=False)
+        if is_sparse(y):
+            y = y.toarray()
+        if y.ndim > 2:
+            raise ValueError(f"Target y has the wrong shape {y.shape}")
+        n_targets = 1 if y.ndim == 1 else y.shape[1]
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(
+                sample_weight, X.shape[0], xp=xp, dtype=X.dtype
+            )
+        alpha = _check_alpha(self.alpha, n_targets, X.dtype, xp)
+        solver = _resolve_solver(self.solver, sparse=is_sparse(X))
+        # A fresh buffer (copied to another namespace) may be centred in place.
+        transferred = namespace_of(X) is not namespace_of(X_in) or family != (
+            "device" if xp is not np else "host"
+        )
+        problem = _make_problem(
+            X, y, sample_weight, fit_intercept=self.fit_intercept,
+            overwrite_X=transferred or not self.copy_X, xp=xp,
+        )
+        coef, n_iter = _SOLVERS[solver](
+            problem, alpha, max_iter=self.max_iter, tol=self.tol, xp=xp
+        )
+        intercept = problem.y_offset - coef @ problem.X_offset
+        if y.ndim == 1:
+            self.coef_ = to_family(coef[0], family)
+            self.intercept_ = float(intercept[0]) if self.fit_intercept else 0.0
+        else:
+            self.coef_ = to_family(coef, family)
+            self.intercept_ = to_family(intercept, family)
+        self.n_iter_ = n_iter
+        self.solver_ = solver
+        del X_in
+        return self
+
+    def _predict_xp(self, X, xp: ModuleType):
+        """Predictions in the compute namespace ``xp``."""
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, xp=xp, reset=False, accept_sparse=_ACCEPT_SPARSE,
+            dtype=FLOAT_DTYPES,
+        )
+        coef = self._fitted("coef_", xp)
+        intercept = self._fitted("intercept_", xp)
+        return X @ coef.T + intercept
+
+    def predict(self, X):
+        """Predict using the linear model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_targets)
+            Predicted values, NumPy or CuPy like ``X``.
+        """
+        family = input_family(X)
+        return to_family(self._predict_xp(X, compute_namespace()), family)
+
+    def score(self, X, y, sample_weight=None):
+        """Return the coefficient of determination R² of the prediction.
+
+        Computed in the compute namespace (on the GPU when one is used); only
+        the final float leaves the device.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Test samples.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            True values for X.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            R² of ``self.predict(X)`` with respect to ``y``.
+        """
+        xp = compute_namespace()
+        y_pred = self._predict_xp(X, xp)
+        y = check_y(y, xp=xp, multi_output=True, y_numeric=True, estimator=self)
+        y = y.astype(y_pred.dtype, copy=False)
+        y_pred = y_pred.reshape(-1, 1) if y_pred.ndim == 1 else y_pred
+        y = y.reshape(-1, 1) if y.ndim == 1 else y
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(
+                sample_weight, y.shape[0], xp=xp, dtype=y.dtype
+            )
+        return float(_r2(y, y_pred, sample_weight, "uniform_average", True, xp))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.solver != "svd"
+        return tags
+
+
+def ridge_path(X, y, alphas, *, sample_weight=None, fit_intercept=True):
+    """Ridge coefficients for many penalties from one factorisation.
+
+    One eigendecomposition of the centred Gram matrix ``Xᵀ W X`` (or of the
+    kernel matrix ``X W Xᵀ`` when there are more features than samples)
+    serves every alpha, so the cost is that of a single fit plus a small
+    matrix product per alpha. Each result equals ``Ridge(alpha=a).fit(X, y)``
+    up to rounding.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training data (host or device family).
+    y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        Target values.
+    alphas : array-like of shape (n_alphas,)
+        Non-negative penalties.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    fit_intercept : bool, default=True
+        Whether to fit intercepts.
+
+    Returns
+    -------
+    coefs : ndarray of shape (n_alphas, n_features) or \
+            (n_alphas, n_targets, n_features)
+        One row (or block) per alpha, in the family of ``X``.
+    intercepts : ndarray of shape (n_alphas,) or (n_alphas, n_targets)
+        Intercepts, zeros when ``fit_intercept=False``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import ridge_path
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(50, 3)), rng.normal(size=50)
+    >>> coefs, intercepts = ridge_path(X, y, [0.1, 1.0, 10.0])
+    >>> coefs.shape, intercepts.shape
+    ((3, 3), (3,))
+    """
+    xp = compute_namespace()
+    family = input_family(X)
+    X, y = check_X_y(
+        X, y, xp=xp, accept_sparse=_ACCEPT_SPARSE, dtype=FLOAT_DTYPES,
+        multi_output=True, y_numeric=True,
+    )
+    y = y.astype(X.dtype, copy=False)
+    alphas = check_array(
+        alphas, xp=xp, ensure_2d=False, dtype=X.dtype, input_name="alphas"
+    ).ravel()
+    if bool((alphas < 0).any()):
+        raise ValueError("alphas must be non-negative.")
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(
+            sample_weight, X.shape[0], xp=xp, dtype=X.dtype
+        )
+    problem = _make_problem(
+        X, y, sample_weight, fit_intercept=fit_intercept, overwrite_X=False, xp=xp
+    )
+    coefs, intercepts = _path_from_problem(problem, alphas, xp)
+    if y.ndim == 1:
+        coefs, intercepts = coefs[:, 0, :], intercepts[:, 0]
+    return to_family(coefs, family), to_family(intercepts, family)
+
+
+def _path_from_problem(problem: _RidgeProblem, alphas, xp: ModuleType):
+    """(n_alphas, n_targets, n_features) coefficients and their intercepts."""
+    n_targets = problem.y.shape[1]
+    shifts = xp.broadcast_to(alphas[:, None], (alphas.shape[0], n_targets))
+    if problem.use_kernel():
+        dual = _eigh_solve(problem.X @ problem.X.T, problem.y, shifts, xp)
+        n_alphas, n_samples, _ = dual.shape
+        flat = dual.transpose(1, 0, 2).reshape(n_samples, n_alphas * n_targets)
+        coefs = problem.rmatvec(flat).reshape(-1, n_alphas, n_targets)
+        coefs = coefs.transpose(1, 2, 0)
+    else:
+        B = problem.rmatvec(problem.y)
+        coefs = _eigh_solve(problem.gram(), B, shifts, xp).transpose(0, 2, 1)
+    intercepts = problem.y_offset[None, :] - coefs @ problem.X_offset
+    return coefs, intercepts

@@ -1,0 +1,105 @@
+"""Test backends and fresh random data.
+
+Every estimator and metric test that takes the ``backend`` fixture runs once
+per backend:
+
+- ``numpy-cpu``: NumPy input, computed with NumPy (always);
+- ``numpy-gpu``: NumPy input, computed on the GPU (host in, host out);
+- ``cupy-gpu``: CuPy input, computed on the GPU (device in, device out).
+
+The GPU backends are skipped where no CUDA GPU and CuPy are usable. Random
+data are fresh on every run: the seed is printed in the report header and can
+be fixed with ``GPUML_TEST_SEED`` to reproduce a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from gpuml import config_context
+from gpuml._array import DEVICE, HOST, to_host
+from gpuml._backend import gpu_available
+
+SEED = int(os.environ.get("GPUML_TEST_SEED", np.random.SeedSequence().entropy % 2**32))
+HAS_GPU = gpu_available()
+
+
+def pytest_report_header(config):
+    gpu = "yes" if HAS_GPU else "no (GPU backends skipped)"
+    return [f"gpuml test seed: GPUML_TEST_SEED={SEED}", f"gpuml GPU: {gpu}"]
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAS_GPU:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU with CuPy")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+class Backend:
+    """An input family and a compute device, with helpers to build and check."""
+
+    def __init__(self, name: str, family: str, device: str):
+        self.name = name
+        self.family = family
+        self.device = device
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def asarray(self, array):
+        """Put a NumPy array (or SciPy sparse matrix) into this backend's family."""
+        if self.family == HOST:
+            return array
+        import cupy
+        import cupyx.scipy.sparse as cusp
+
+        if sp.issparse(array):
+            return cusp.csr_matrix(sp.csr_matrix(array))
+        return cupy.asarray(array)
+
+    def to_numpy(self, array):
+        return to_host(array)
+
+    def assert_family(self, array, *, dtype=None, shape=None):
+        """Check an output's family (host/device), dtype and shape together."""
+        module = type(array).__module__.partition(".")[0]
+        if self.family == HOST:
+            assert module in ("numpy", "scipy"), f"expected host output, got {module}"
+        else:
+            assert module in ("cupy", "cupyx"), f"expected device output, got {module}"
+        if dtype is not None:
+            assert array.dtype == np.dtype(dtype), (array.dtype, dtype)
+        if shape is not None:
+            assert array.shape == tuple(shape), (array.shape, shape)
+
+
+BACKENDS = [
+    pytest.param(Backend("numpy-cpu", HOST, "cpu"), id="numpy-cpu"),
+    pytest.param(Backend("numpy-gpu", HOST, "gpu"), id="numpy-gpu", marks=pytest.mark.gpu),
+    pytest.param(Backend("cupy-gpu", DEVICE, "gpu"), id="cupy-gpu", marks=pytest.mark.gpu),
+]
+DEVICES = [
+    pytest.param("cpu", id="cpu"),
+    pytest.param("gpu", id="gpu", marks=pytest.mark.gpu),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """A :class:`Backend`; the device policy is set for the test's duration."""
+    with config_context(device=request.param.device):
+        yield request.param
+
+
+@pytest.fixture
+def rng(request):
+    """A fresh generator per test, reproducible from the printed seed."""
+    return np.random.default_rng([SEED, zlib.crc32(request.node.nodeid.encode())])
