@@ -7,9 +7,17 @@ outputs come back in the family of their input (NumPy in, NumPy out; CuPy in,
 CuPy out). ``import gpuml`` imports neither CuPy nor Dask.
 """
 
+from gpuml._backend import NoGPUError
 from gpuml._config import config_context, get_config, set_config
 from gpuml._show_versions import show_versions
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__", "config_context", "get_config", "set_config", "show_versions"]
+__all__ = [
+    "NoGPUError",
+    "__version__",
+    "config_context",
+    "get_config",
+    "set_config",
+    "show_versions",
+]

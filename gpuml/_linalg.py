@@ -17,18 +17,60 @@ from gpuml._backend import import_cupyx
 
 
 def cho_solve(A, B, xp: ModuleType):
-    """Solve ``A X = B`` for symmetric positive definite ``A``.
+    """Solve ``A X = B`` for symmetric positive definite ``A`` by Cholesky.
 
-    Raises ``numpy.linalg.LinAlgError`` when ``A`` is not positive definite
-    (on both backends), so that callers can fall back to a robust solver.
+    Raises ``numpy.linalg.LinAlgError`` when ``A`` is not numerically
+    positive definite (on both backends, by the same test), so that callers
+    can fall back to a solver that handles singular systems: either the
+    factorisation fails, or a pivot is so small relative to the largest that
+    the solution would be dominated by rounding.
     """
     if xp is np:
-        return scipy.linalg.solve(A, B, assume_a="pos", overwrite_a=True)
-    solve_triangular = import_cupyx("scipy.linalg").solve_triangular
-    with import_cupyx().errstate(linalg="raise"):
-        L = xp.linalg.cholesky(A)
+        L = scipy.linalg.cholesky(A, lower=True, check_finite=False)
+        solve_triangular = scipy.linalg.solve_triangular
+    else:
+        solve_triangular = import_cupyx("scipy.linalg").solve_triangular
+        with import_cupyx().errstate(linalg="raise"):
+            L = xp.linalg.cholesky(A)
+    pivots = xp.abs(xp.diagonal(L))
+    tiny = A.shape[0] * np.finfo(A.dtype).eps
+    usable = (pivots.min() ** 2 > tiny * pivots.max() ** 2) & xp.isfinite(pivots).all()
+    if not bool(usable):
+        raise np.linalg.LinAlgError("matrix is singular to working precision")
     Z = solve_triangular(L, B, lower=True)
     return solve_triangular(L.T, Z, lower=False)
+
+
+# The GPU Gram of a tall matrix: split the rows into chunks and let one batched
+# GEMM compute every chunk's Gram at once, then add them up. A single
+# X.T @ X has only (n_features / 128)^2 output tiles to spread over the GPU's
+# ~130 multiprocessors; the batch multiplies that parallelism by the chunk
+# count (a split-K done by hand), and summing partial Grams is also more
+# accurate in float32 than one long accumulation.
+_GRAM_MAX_CHUNKS = 64
+_GRAM_MAX_PARTIAL_BYTES = 256 << 20
+
+
+def gram(X, xp: ModuleType):
+    """``X.T @ X`` for a dense ``X`` of shape (n_samples, n_features)."""
+    n_samples, n_features = X.shape
+    if xp is np or not X.flags.c_contiguous:
+        return X.T @ X
+    partial_bytes = n_features * n_features * X.dtype.itemsize
+    n_chunks = min(
+        _GRAM_MAX_CHUNKS,
+        n_samples // (8 * n_features),
+        max(1, _GRAM_MAX_PARTIAL_BYTES // partial_bytes),
+    )
+    if n_chunks < 2:
+        return X.T @ X
+    rows = n_samples // n_chunks
+    head = X[: rows * n_chunks].reshape(n_chunks, rows, n_features)
+    G = xp.matmul(head.transpose(0, 2, 1), head).sum(axis=0)
+    if rows * n_chunks < n_samples:
+        tail = X[rows * n_chunks :]
+        G += tail.T @ tail
+    return G
 
 
 def thin_svd(A, xp: ModuleType):

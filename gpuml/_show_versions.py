@@ -26,8 +26,16 @@ def show_versions() -> None:
     print("gpuml:", __version__)
     print("python:", sys.version.replace("\n", " "))
     print("platform:", platform.platform())
-    for dist in ("numpy", "scipy", "scikit-learn", "joblib", "pandas", "dask",
-                 "distributed", "dask-cuda"):
+    for dist in (
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "joblib",
+        "pandas",
+        "dask",
+        "distributed",
+        "dask-cuda",
+    ):
         print(f"{dist}:", _version(dist))
     cupy, reason = _probe_cupy()
     print("device policy:", get_config()["device"])
@@ -39,5 +47,9 @@ def show_versions() -> None:
     print("CUDA runtime:", runtime.runtimeGetVersion())
     for i in range(runtime.getDeviceCount()):
         props = runtime.getDeviceProperties(i)
-        name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        name = (
+            props["name"].decode()
+            if isinstance(props["name"], bytes)
+            else props["name"]
+        )
         print(f"GPU {i}: {name}, {props['totalGlobalMem'] / 2**30:.1f} GiB")

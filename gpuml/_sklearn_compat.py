@@ -20,6 +20,7 @@ __all__ = [
     "check_n_features",
     "check_y_host",
     "num_samples",
+    "validate_params",
 ]
 
 assert_all_finite_element_wise = _assert_all_finite_element_wise
@@ -27,3 +28,8 @@ check_feature_names = _check_feature_names
 check_n_features = _check_n_features
 check_y_host = _check_y
 num_samples = _num_samples
+
+
+def validate_params(estimator) -> None:
+    """Check an estimator's parameters against its ``_parameter_constraints``."""
+    estimator._validate_params()

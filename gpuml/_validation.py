@@ -48,8 +48,9 @@ def _estimator_name(estimator) -> str | None:
     return estimator if isinstance(estimator, str) else type(estimator).__name__
 
 
-def assert_all_finite(array, *, xp: ModuleType, allow_nan=False, estimator=None,
-                      input_name=""):
+def assert_all_finite(
+    array, *, xp: ModuleType, allow_nan=False, estimator=None, input_name=""
+):
     """Raise scikit-learn's ValueError if ``array`` holds NaN or infinity.
 
     Runs in ``xp``. The common case costs one sum (NaN and inf propagate into
@@ -86,9 +87,18 @@ def _target_dtype(dtype, current):
     return None if np.dtype(dtype) == current else dtype
 
 
-def _check_device_array(array, *, accept_sparse, dtype, ensure_2d, allow_nd,
-                        ensure_min_samples, ensure_min_features, estimator,
-                        input_name):
+def _check_device_array(
+    array,
+    *,
+    accept_sparse,
+    dtype,
+    ensure_2d,
+    allow_nd,
+    ensure_min_samples,
+    ensure_min_features,
+    estimator,
+    input_name,
+):
     """check_array's shape, dtype and size rules for device inputs."""
     array = as_device_native(array)
     estimator_name = _estimator_name(estimator)
@@ -114,8 +124,10 @@ def _check_device_array(array, *, accept_sparse, dtype, ensure_2d, allow_nd,
                 + _RESHAPE_HINT
             )
         if array.ndim >= 3 and not allow_nd:
+            context = f" by {estimator_name}" if estimator_name else ""
             raise ValueError(
-                f"Found array with dim {array.ndim}. {estimator_name} expected <= 2."
+                f"Found array with dim {array.ndim}, while dim <= 2 is required"
+                f"{context}."
             )
     target = _target_dtype(dtype, array.dtype)
     if target is not None:
@@ -138,10 +150,20 @@ def _check_device_array(array, *, accept_sparse, dtype, ensure_2d, allow_nd,
     return array
 
 
-def check_array(array, *, xp: ModuleType, accept_sparse=False, dtype="numeric",
-                ensure_2d=True, allow_nd=False, ensure_min_samples=1,
-                ensure_min_features=1, allow_nan=False, estimator=None,
-                input_name=""):
+def check_array(
+    array,
+    *,
+    xp: ModuleType,
+    accept_sparse=False,
+    dtype="numeric",
+    ensure_2d=True,
+    allow_nd=False,
+    ensure_min_samples=1,
+    ensure_min_features=1,
+    allow_nan=False,
+    estimator=None,
+    input_name="",
+):
     """Validate ``array`` like :func:`sklearn.utils.check_array`, return it in ``xp``.
 
     Parameters mirror scikit-learn's; ``allow_nan`` replaces
@@ -181,9 +203,21 @@ def check_array(array, *, xp: ModuleType, accept_sparse=False, dtype="numeric",
     return array
 
 
-def check_y(y, *, xp: ModuleType, multi_output=False, y_numeric=False,
-            estimator=None):
-    """Validate a target like scikit-learn's ``_check_y``, return it in ``xp``."""
+def check_y(
+    y,
+    *,
+    xp: ModuleType,
+    multi_output=False,
+    y_numeric=False,
+    estimator=None,
+    dtype=None,
+):
+    """Validate a target like scikit-learn's ``_check_y``, return it in ``xp``.
+
+    ``dtype``, when given, is applied before the move to ``xp`` (so that a
+    string target fails with NumPy's "could not convert string to float", as
+    in scikit-learn, rather than in the transfer).
+    """
     if y is None:
         raise ValueError(
             f"{_estimator_name(estimator)} requires y to be passed, "
@@ -193,6 +227,8 @@ def check_y(y, *, xp: ModuleType, multi_output=False, y_numeric=False,
         y = check_y_host(
             y, multi_output=multi_output, y_numeric=y_numeric, estimator=estimator
         )
+        if dtype is not None:
+            y = y.astype(dtype, copy=False)
         return to_namespace(y, xp)
     y = _check_device_array(
         y,
@@ -219,13 +255,16 @@ def check_y(y, *, xp: ModuleType, multi_output=False, y_numeric=False,
             raise ValueError(
                 f"y should be a 1d array, got an array of shape {y.shape} instead."
             )
+    if dtype is not None:
+        y = y.astype(dtype, copy=False)
     y = to_namespace(y, xp)
     assert_all_finite(y, xp=xp, estimator=estimator, input_name="y")
     return y
 
 
-def check_sample_weight(sample_weight, n_samples: int, *, xp: ModuleType, dtype,
-                        ensure_non_negative=False):
+def check_sample_weight(
+    sample_weight, n_samples: int, *, xp: ModuleType, dtype, ensure_non_negative=False
+):
     """Validate ``sample_weight`` like scikit-learn, return a 1-D ``xp`` array.
 
     ``None`` gives ones and a number gives a constant array.
@@ -249,8 +288,7 @@ def check_sample_weight(sample_weight, n_samples: int, *, xp: ModuleType, dtype,
         )
     if sample_weight.shape != (n_samples,):
         raise ValueError(
-            f"sample_weight.shape == {sample_weight.shape}, "
-            f"expected {(n_samples,)}!"
+            f"sample_weight.shape == {sample_weight.shape}, expected {(n_samples,)}!"
         )
     if not bool((sample_weight != 0).any()):
         raise ValueError("Sample weights must contain at least one non-zero number.")
@@ -259,9 +297,20 @@ def check_sample_weight(sample_weight, n_samples: int, *, xp: ModuleType, dtype,
     return sample_weight
 
 
-def check_X_y(X, y, *, xp: ModuleType, accept_sparse=False, dtype="numeric",
-              ensure_2d=True, ensure_min_samples=1, allow_nan=False,
-              multi_output=False, y_numeric=False, estimator=None):
+def check_X_y(
+    X,
+    y,
+    *,
+    xp: ModuleType,
+    accept_sparse=False,
+    dtype="numeric",
+    ensure_2d=True,
+    ensure_min_samples=1,
+    allow_nan=False,
+    multi_output=False,
+    y_numeric=False,
+    estimator=None,
+):
     """Validate X and y together (as :func:`sklearn.utils.check_X_y`), into ``xp``."""
     if y is None:
         check_y(None, xp=xp, estimator=estimator)
@@ -276,17 +325,35 @@ def check_X_y(X, y, *, xp: ModuleType, accept_sparse=False, dtype="numeric",
         estimator=estimator,
         input_name="X",
     )
+    # Regressors (y_numeric) compute with y in X's floating dtype.
+    y_dtype = X.dtype if y_numeric and X.dtype.kind == "f" else None
     y = check_y(
-        y, xp=xp, multi_output=multi_output, y_numeric=y_numeric, estimator=estimator
+        y,
+        xp=xp,
+        multi_output=multi_output,
+        y_numeric=y_numeric,
+        estimator=estimator,
+        dtype=y_dtype,
     )
     check_consistent_length(X, y)
     return X, y
 
 
-def validate_data(estimator, X, y="no_validation", *, xp: ModuleType, reset=True,
-                  accept_sparse=False, dtype="numeric", ensure_2d=True,
-                  ensure_min_samples=1, allow_nan=False, multi_output=False,
-                  y_numeric=False):
+def validate_data(
+    estimator,
+    X,
+    y="no_validation",
+    *,
+    xp: ModuleType,
+    reset=True,
+    accept_sparse=False,
+    dtype="numeric",
+    ensure_2d=True,
+    ensure_min_samples=1,
+    allow_nan=False,
+    multi_output=False,
+    y_numeric=False,
+):
     """Validate X (and y) for ``estimator`` and return them in ``xp``.
 
     The counterpart of :func:`sklearn.utils.validation.validate_data`: it
@@ -311,9 +378,16 @@ def validate_data(estimator, X, y="no_validation", *, xp: ModuleType, reset=True
         out = X
     else:
         X, y = check_X_y(
-            X, y, xp=xp, accept_sparse=accept_sparse, dtype=dtype,
-            ensure_2d=ensure_2d, ensure_min_samples=ensure_min_samples,
-            allow_nan=allow_nan, multi_output=multi_output, y_numeric=y_numeric,
+            X,
+            y,
+            xp=xp,
+            accept_sparse=accept_sparse,
+            dtype=dtype,
+            ensure_2d=ensure_2d,
+            ensure_min_samples=ensure_min_samples,
+            allow_nan=allow_nan,
+            multi_output=multi_output,
+            y_numeric=y_numeric,
             estimator=estimator,
         )
         out = X, y

@@ -83,8 +83,12 @@ class Backend:
 
 BACKENDS = [
     pytest.param(Backend("numpy-cpu", HOST, "cpu"), id="numpy-cpu"),
-    pytest.param(Backend("numpy-gpu", HOST, "gpu"), id="numpy-gpu", marks=pytest.mark.gpu),
-    pytest.param(Backend("cupy-gpu", DEVICE, "gpu"), id="cupy-gpu", marks=pytest.mark.gpu),
+    pytest.param(
+        Backend("numpy-gpu", HOST, "gpu"), id="numpy-gpu", marks=pytest.mark.gpu
+    ),
+    pytest.param(
+        Backend("cupy-gpu", DEVICE, "gpu"), id="cupy-gpu", marks=pytest.mark.gpu
+    ),
 ]
 DEVICES = [
     pytest.param("cpu", id="cpu"),

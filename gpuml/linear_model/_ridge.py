@@ -34,7 +34,8 @@ from gpuml._array import (
     to_family,
     to_host,
 )
-from gpuml._linalg import block_cg, cho_solve, eigh, sparse_gram, thin_svd
+from gpuml._linalg import block_cg, cho_solve, eigh, gram, sparse_gram, thin_svd
+from gpuml._sklearn_compat import validate_params
 from gpuml._validation import (
     FLOAT_DTYPES,
     check_array,
@@ -86,9 +87,9 @@ class _RidgeProblem:
 
     def gram(self):
         """Dense ``Xs.T @ Xs`` of shape (n_features, n_features)."""
-        if not self.sparse:
-            return self.X.T @ self.X
         xp = self.xp
+        if not self.sparse:
+            return gram(self.X, xp)
         weights = None if self.sqrt_sw is None else self.sqrt_sw**2
         total = self.X.shape[0] if weights is None else weights.sum()
         return sparse_gram(self.X, weights, xp) - total * xp.outer(
@@ -101,8 +102,9 @@ class _RidgeProblem:
         return not self.sparse and n_features > n_samples
 
 
-def _make_problem(X, y, sample_weight, *, fit_intercept: bool, overwrite_X: bool,
-                  xp: ModuleType) -> _RidgeProblem:
+def _make_problem(
+    X, y, sample_weight, *, fit_intercept: bool, overwrite_X: bool, xp: ModuleType
+) -> _RidgeProblem:
     """Centre (weighted means) and weight the data, as scikit-learn does."""
     y = y.reshape(-1, 1) if y.ndim == 1 else y
     n_samples, n_features = X.shape
@@ -224,6 +226,7 @@ def _solve_sparse_cg(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
         warnings.warn(
             f"sparse_cg did not converge after {max_iter} iterations.",
             ConvergenceWarning,
+            stacklevel=3,
         )
     coef = problem.rmatvec(solution) if problem.use_kernel() else solution
     return coef.T, n_iter
@@ -282,7 +285,7 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         copied to the device anyway, and that copy is reused.
     max_iter : int, default=None
         Maximum iterations of the ``"sparse_cg"`` solver (default:
-        10 × the size of the linear system).
+        10 x the size of the linear system).
     tol : float, default=1e-4
         Relative residual at which ``"sparse_cg"`` stops. No effect on the
         direct solvers.
@@ -317,7 +320,7 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         The solver used.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names seen during fit, when X had string column names.
 
     See Also
@@ -349,8 +352,18 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, copy_X=True, max_iter=None,
-                 tol=1e-4, solver="auto", positive=False, random_state=None):
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        fit_intercept=True,
+        copy_X=True,
+        max_iter=None,
+        tol=1e-4,
+        solver="auto",
+        positive=False,
+        random_state=None,
+    ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.copy_X = copy_X
@@ -378,7 +391,7 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         self : object
             Fitted estimator.
         """
-        self._validate_params()
+        validate_params(self)
         if self.positive:
             raise ValueError(
                 "gpuml's Ridge does not support positive=True: constraining the "
@@ -390,10 +403,15 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         family = input_family(X)
         X_in = X
         X, y = validate_data(
-            self, X, y, xp=xp, accept_sparse=_ACCEPT_SPARSE, dtype=FLOAT_DTYPES,
-            multi_output=True, y_numeric=True,
+            self,
+            X,
+            y,
+            xp=xp,
+            accept_sparse=_ACCEPT_SPARSE,
+            dtype=FLOAT_DTYPES,
+            multi_output=True,
+            y_numeric=True,
         )
-        y = y.astype(X.dtype, copy=False)
         if is_sparse(y):
             y = y.toarray()
         if y.ndim > 2:
@@ -410,8 +428,12 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             "device" if xp is not np else "host"
         )
         problem = _make_problem(
-            X, y, sample_weight, fit_intercept=self.fit_intercept,
-            overwrite_X=transferred or not self.copy_X, xp=xp,
+            X,
+            y,
+            sample_weight,
+            fit_intercept=self.fit_intercept,
+            overwrite_X=transferred or not self.copy_X,
+            xp=xp,
         )
         coef, n_iter = _SOLVERS[solver](
             problem, alpha, max_iter=self.max_iter, tol=self.tol, xp=xp
@@ -432,7 +454,11 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         """Predictions in the compute namespace ``xp``."""
         check_is_fitted(self)
         X = validate_data(
-            self, X, xp=xp, reset=False, accept_sparse=_ACCEPT_SPARSE,
+            self,
+            X,
+            xp=xp,
+            reset=False,
+            accept_sparse=_ACCEPT_SPARSE,
             dtype=FLOAT_DTYPES,
         )
         coef = self._fitted("coef_", xp)
@@ -536,10 +562,14 @@ def ridge_path(X, y, alphas, *, sample_weight=None, fit_intercept=True):
     xp = compute_namespace()
     family = input_family(X)
     X, y = check_X_y(
-        X, y, xp=xp, accept_sparse=_ACCEPT_SPARSE, dtype=FLOAT_DTYPES,
-        multi_output=True, y_numeric=True,
+        X,
+        y,
+        xp=xp,
+        accept_sparse=_ACCEPT_SPARSE,
+        dtype=FLOAT_DTYPES,
+        multi_output=True,
+        y_numeric=True,
     )
-    y = y.astype(X.dtype, copy=False)
     alphas = check_array(
         alphas, xp=xp, ensure_2d=False, dtype=X.dtype, input_name="alphas"
     ).ravel()

@@ -25,10 +25,12 @@ _MULTIOUTPUT = ("raw_values", "uniform_average", "variance_weighted")
 def _check_reg_targets(y_true, y_pred, sample_weight, multioutput, xp):
     """Validate regression targets into ``xp`` as 2-D float arrays."""
     check_consistent_length(y_true, y_pred, sample_weight)
-    y_true = check_array(y_true, xp=xp, ensure_2d=False, dtype=FLOAT_DTYPES,
-                         input_name="y_true")
-    y_pred = check_array(y_pred, xp=xp, ensure_2d=False, dtype=FLOAT_DTYPES,
-                         input_name="y_pred")
+    y_true = check_array(
+        y_true, xp=xp, ensure_2d=False, dtype=FLOAT_DTYPES, input_name="y_true"
+    )
+    y_pred = check_array(
+        y_pred, xp=xp, ensure_2d=False, dtype=FLOAT_DTYPES, input_name="y_pred"
+    )
     if y_true.ndim == 1:
         y_true = y_true.reshape(-1, 1)
     if y_pred.ndim == 1:
@@ -51,8 +53,13 @@ def _check_reg_targets(y_true, y_pred, sample_weight, multioutput, xp):
                 f"You provided multioutput={multioutput!r}"
             )
     elif multioutput is not None:
-        multioutput = check_array(multioutput, xp=xp, ensure_2d=False,
-                                  dtype=FLOAT_DTYPES, input_name="multioutput")
+        multioutput = check_array(
+            multioutput,
+            xp=xp,
+            ensure_2d=False,
+            dtype=FLOAT_DTYPES,
+            input_name="multioutput",
+        )
         if n_outputs == 1:
             raise ValueError("Custom weights are useful only in multi-output cases.")
         if multioutput.shape[0] != n_outputs:
@@ -69,8 +76,9 @@ def _weighted_mean(values, weights, xp: ModuleType):
     return (weights[:, None] * values).sum(axis=0) / weights.sum()
 
 
-def _explained_fraction(numerator, denominator, multioutput, force_finite,
-                        xp: ModuleType):
+def _explained_fraction(
+    numerator, denominator, multioutput, force_finite, xp: ModuleType
+):
     """1 - numerator/denominator per output, then averaged as asked."""
     nonzero_denominator = denominator != 0
     if not force_finite:
@@ -90,7 +98,8 @@ def _explained_fraction(numerator, denominator, multioutput, force_finite,
         # variance_weighted; all-constant targets fall back to uniform weights.
         total = denominator.sum()
         return xp.where(
-            total != 0, (scores * denominator).sum() / xp.where(total != 0, total, 1),
+            total != 0,
+            (scores * denominator).sum() / xp.where(total != 0, total, 1),
             scores.mean(),
         )
     return (scores * multioutput).sum() / multioutput.sum()
@@ -112,8 +121,14 @@ def _to_output(result):
     return result
 
 
-def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-             force_finite=True):
+def r2_score(
+    y_true,
+    y_pred,
+    *,
+    sample_weight=None,
+    multioutput="uniform_average",
+    force_finite=True,
+):
     """:math:`R^2` (coefficient of determination), like scikit-learn's.
 
     Computed on the GPU when any input is a device array, else with NumPy.
@@ -155,6 +170,7 @@ def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average
         warnings.warn(
             "R^2 score is not well-defined with less than two samples.",
             UndefinedMetricWarning,
+            stacklevel=2,
         )
         return float("nan")
     return _to_output(_r2(y_true, y_pred, sample_weight, multioutput, force_finite, xp))
