@@ -41,38 +41,6 @@ def cho_solve(A, B, xp: ModuleType):
     return solve_triangular(L.T, Z, lower=False)
 
 
-# The GPU Gram of a tall matrix: split the rows into chunks and let one batched
-# GEMM compute every chunk's Gram at once, then add them up. A single
-# X.T @ X has only (n_features / 128)^2 output tiles to spread over the GPU's
-# ~130 multiprocessors; the batch multiplies that parallelism by the chunk
-# count (a split-K done by hand), and summing partial Grams is also more
-# accurate in float32 than one long accumulation.
-_GRAM_MAX_CHUNKS = 64
-_GRAM_MAX_PARTIAL_BYTES = 256 << 20
-
-
-def gram(X, xp: ModuleType):
-    """``X.T @ X`` for a dense ``X`` of shape (n_samples, n_features)."""
-    n_samples, n_features = X.shape
-    if xp is np or not X.flags.c_contiguous:
-        return X.T @ X
-    partial_bytes = n_features * n_features * X.dtype.itemsize
-    n_chunks = min(
-        _GRAM_MAX_CHUNKS,
-        n_samples // (8 * n_features),
-        max(1, _GRAM_MAX_PARTIAL_BYTES // partial_bytes),
-    )
-    if n_chunks < 2:
-        return X.T @ X
-    rows = n_samples // n_chunks
-    head = X[: rows * n_chunks].reshape(n_chunks, rows, n_features)
-    G = xp.matmul(head.transpose(0, 2, 1), head).sum(axis=0)
-    if rows * n_chunks < n_samples:
-        tail = X[rows * n_chunks :]
-        G += tail.T @ tail
-    return G
-
-
 def thin_svd(A, xp: ModuleType):
     """Thin SVD ``A = U diag(s) Vt``; tall matrices go through a QR first.
 

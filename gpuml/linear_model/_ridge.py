@@ -34,7 +34,8 @@ from gpuml._array import (
     to_family,
     to_host,
 )
-from gpuml._linalg import block_cg, cho_solve, eigh, gram, sparse_gram, thin_svd
+from gpuml._linalg import block_cg, cho_solve, eigh, sparse_gram, thin_svd
+from gpuml._reductions import column_mean
 from gpuml._sklearn_compat import validate_params
 from gpuml._validation import (
     FLOAT_DTYPES,
@@ -89,7 +90,7 @@ class _RidgeProblem:
         """Dense ``Xs.T @ Xs`` of shape (n_features, n_features)."""
         xp = self.xp
         if not self.sparse:
-            return gram(self.X, xp)
+            return self.X.T @ self.X  # one GEMM; cuBLAS splits the long axis
         weights = None if self.sqrt_sw is None else self.sqrt_sw**2
         total = self.X.shape[0] if weights is None else weights.sum()
         return sparse_gram(self.X, weights, xp) - total * xp.outer(
@@ -110,16 +111,16 @@ def _make_problem(
     n_samples, n_features = X.shape
     sparse = is_sparse(X)
     if fit_intercept:
-        if sample_weight is None:
-            if sparse:
-                X_offset = (X.T @ xp.ones(n_samples, dtype=X.dtype)) / n_samples
-            else:
-                X_offset = X.mean(axis=0)
-            y_offset = y.mean(axis=0)
+        if sparse:
+            weights = (
+                xp.ones(n_samples, dtype=X.dtype)
+                if sample_weight is None
+                else sample_weight
+            )
+            X_offset = (X.T @ weights) / weights.sum()
         else:
-            total = sample_weight.sum()
-            X_offset = (X.T @ sample_weight) / total
-            y_offset = (sample_weight @ y) / total
+            X_offset = column_mean(X, sample_weight, xp=xp)
+        y_offset = column_mean(y, sample_weight, xp=xp)
     else:
         X_offset = xp.zeros(n_features, dtype=X.dtype)
         y_offset = xp.zeros(y.shape[1], dtype=X.dtype)

@@ -28,6 +28,7 @@ from gpuml._array import (
     to_family,
     to_namespace,
 )
+from gpuml._reductions import column_moments
 from gpuml._sklearn_compat import validate_params
 from gpuml._validation import check_array, check_sample_weight, validate_data
 from gpuml.base import DeviceCacheMixin
@@ -116,6 +117,19 @@ def dense_incremental_mean_var(X, last_mean, last_var, last_n, sample_weight, *,
     f64 = xp.float64
     n_samples, n_features = X.shape
     last_n = xp.asarray(last_n, dtype=f64)
+    if xp is not np:
+        # On the GPU: two fused passes of the column-moments kernel (count and
+        # sum, then the corrected sums of squares around the batch mean).
+        new_n, new_sum, _ = column_moments(X, sample_weight, xp=xp)
+        new_unnormalized_var = None
+        if last_var is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                batch_mean = new_sum / new_n
+            _, correction, squares = column_moments(X, sample_weight, batch_mean, xp=xp)
+            new_unnormalized_var = squares - correction**2 / new_n
+        return _combine(
+            last_mean, last_var, last_n, new_sum, new_unnormalized_var, new_n, xp
+        )
     nan_mask = xp.isnan(X)
     has_nan = bool(nan_mask.any())
     sum_op = xp.nansum if has_nan else xp.sum
