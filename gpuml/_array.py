@@ -103,7 +103,7 @@ def to_namespace(array, xp: ModuleType):
     """
     if xp is np:
         if is_cupy_object(array):
-            return array.get()
+            return device_to_host(array) if hasattr(array, "flags") else array.get()
         return array
     if is_cupy_object(array):
         return array
@@ -126,6 +126,19 @@ def to_family(array, family: str):
     return to_namespace(array, get_cupy())
 
 
+def _chunk_ranges(n_bytes: int) -> list[tuple[int, int]]:
+    """Split ``n_bytes`` into one chunk-aligned byte range per transfer thread."""
+    n_chunks = -(-n_bytes // _CHUNK_BYTES)
+    per_thread = -(-n_chunks // _TRANSFER_THREADS) * _CHUNK_BYTES
+    return [(lo, min(lo + per_thread, n_bytes)) for lo in range(0, n_bytes, per_thread)]
+
+
+def _run_threads(copy_range, ranges) -> None:
+    with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
+        for future in [pool.submit(copy_range, lo, hi) for lo, hi in ranges]:
+            future.result()
+
+
 def host_to_device(array: np.ndarray):
     """Copy a NumPy array to the current GPU, pinned and chunked when large.
 
@@ -142,14 +155,10 @@ def host_to_device(array: np.ndarray):
     order = "C" if array.flags.c_contiguous else "F"
     out = cupy.empty(array.shape, dtype=array.dtype, order=order)
     src = array.reshape(-1, order=order).view(np.uint8)
-    n_bytes = src.shape[0]
     device_id = cupy.cuda.Device().id
-    # Ranges are whole chunks so that every thread's copies stay chunk-aligned.
-    n_chunks = -(-n_bytes // _CHUNK_BYTES)
-    per_thread = -(-n_chunks // _TRANSFER_THREADS) * _CHUNK_BYTES
-    bounds = [
-        (lo, min(lo + per_thread, n_bytes)) for lo in range(0, n_bytes, per_thread)
-    ]
+    # The copies run on their own streams: let whatever the current stream
+    # still does with this (possibly recycled) memory finish first.
+    cupy.cuda.get_current_stream().synchronize()
 
     def copy_range(lo: int, hi: int) -> None:
         with cupy.cuda.Device(device_id):
@@ -161,7 +170,7 @@ def host_to_device(array: np.ndarray):
                 stop = min(start + _CHUNK_BYTES, hi)
                 k = i % 2
                 if done[k] is not None:
-                    done[k].synchronize()
+                    done[k].synchronize()  # the buffer's previous copy is over
                 np.copyto(buffers[k][: stop - start], src[start:stop])
                 (out.data + start).copy_from_host_async(
                     buffers[k].ctypes.data, stop - start, stream
@@ -169,9 +178,56 @@ def host_to_device(array: np.ndarray):
                 done[k] = stream.record()
             stream.synchronize()
 
-    with ThreadPoolExecutor(max_workers=len(bounds)) as pool:
-        for future in [pool.submit(copy_range, lo, hi) for lo, hi in bounds]:
-            future.result()
+    _run_threads(copy_range, _chunk_ranges(src.shape[0]))
+    return out
+
+
+def device_to_host(array) -> np.ndarray:
+    """Copy a CuPy array to a new NumPy array, pinned and chunked when large.
+
+    The mirror of :func:`host_to_device`: each thread has the GPU copy chunks
+    of its range into two pinned buffers on its own stream and moves each
+    finished chunk into the result while the next one is in flight.
+    """
+    cupy = get_cupy()
+    if array.nbytes < _PINNED_MIN_BYTES:
+        return array.get()
+    if not (array.flags.c_contiguous or array.flags.f_contiguous):
+        array = cupy.ascontiguousarray(array)
+    order = "C" if array.flags.c_contiguous else "F"
+    out = np.empty(array.shape, dtype=array.dtype, order=order)
+    dst = out.reshape(-1, order=order).view(np.uint8)
+    device_id = array.device.id
+    cupy.cuda.get_current_stream().synchronize()  # the producer of `array`
+
+    def copy_range(lo: int, hi: int) -> None:
+        with cupy.cuda.Device(device_id):
+            stream = cupy.cuda.Stream(non_blocking=True)
+            size = min(_CHUNK_BYTES, hi - lo)
+            buffers = [cupy_pinned_bytes(cupy, size) for _ in range(2)]
+            pending = [None, None]  # (event, start, stop) per buffer
+
+            def drain(k: int) -> None:
+                event, start, stop = pending[k]
+                event.synchronize()
+                np.copyto(dst[start:stop], buffers[k][: stop - start])
+                pending[k] = None
+
+            for i, start in enumerate(range(lo, hi, _CHUNK_BYTES)):
+                stop = min(start + _CHUNK_BYTES, hi)
+                k = i % 2
+                if pending[k] is not None:
+                    drain(k)
+                (array.data + start).copy_to_host_async(
+                    buffers[k].ctypes.data, stop - start, stream
+                )
+                pending[k] = (stream.record(), start, stop)
+            n_issued = -(-(hi - lo) // _CHUNK_BYTES)
+            for i in range(n_issued, n_issued + 2):  # oldest first
+                if pending[i % 2] is not None:
+                    drain(i % 2)
+
+    _run_threads(copy_range, _chunk_ranges(dst.shape[0]))
     return out
 
 

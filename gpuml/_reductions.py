@@ -68,7 +68,7 @@ def column_moments(X, weights=None, shift=None, *, xp: ModuleType):
 
     Parameters
     ----------
-    X : dense array of shape (n_samples, n_features), float32 or float64
+    X : dense array of shape (n_samples, n_features)
     weights : array of shape (n_samples,) or None
     shift : array of shape (n_features,) or None
     xp : the namespace of ``X``
@@ -80,6 +80,8 @@ def column_moments(X, weights=None, shift=None, *, xp: ModuleType):
     if xp is np:
         return _column_moments_numpy(X, weights, shift)
     n, p = X.shape
+    if X.dtype not in (xp.float32, xp.float64):
+        X = X.astype(xp.float32)  # float16 and integers convert exactly
     X = xp.ascontiguousarray(X)
     w = None if weights is None else xp.ascontiguousarray(weights, dtype=xp.float64)
     s = None if shift is None else xp.ascontiguousarray(shift, dtype=xp.float64)

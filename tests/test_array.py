@@ -109,7 +109,7 @@ def test_read_only_input(rng):
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8])
 @pytest.mark.parametrize("shape", [(1000, 37), (7,), (3, 5, 11)])
-def test_chunked_pinned_transfer_is_exact(monkeypatch, rng, order, dtype, shape):
+def test_chunked_pinned_transfers_are_exact(monkeypatch, rng, order, dtype, shape):
     import cupy
 
     monkeypatch.setattr(_array, "_PINNED_MIN_BYTES", 0)
@@ -122,6 +122,13 @@ def test_chunked_pinned_transfer_is_exact(monkeypatch, rng, order, dtype, shape)
     np.testing.assert_array_equal(device.get(), host)
     strided = host[..., ::2] if host.ndim > 1 else host[::2]
     np.testing.assert_array_equal(_array.host_to_device(strided).get(), strided)
+    back = _array.device_to_host(device)
+    assert (
+        type(back) is np.ndarray and back.flags.c_contiguous == host.flags.c_contiguous
+    )
+    np.testing.assert_array_equal(back, host)
+    device_strided = device[..., ::2] if device.ndim > 1 else device[::2]
+    np.testing.assert_array_equal(_array.device_to_host(device_strided), strided)
 
 
 @pytest.mark.gpu
