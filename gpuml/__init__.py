@@ -7,7 +7,7 @@ outputs come back in the family of their input (NumPy in, NumPy out; CuPy in,
 CuPy out). ``import gpuml`` imports neither CuPy nor Dask.
 """
 
-from gpuml._backend import NoGPUError
+from gpuml._backend import NoGPUError, resolve_device
 from gpuml._config import config_context, get_config, set_config
 from gpuml._show_versions import show_versions
 
@@ -18,6 +18,7 @@ __all__ = [
     "__version__",
     "config_context",
     "get_config",
+    "resolve_device",
     "set_config",
     "show_versions",
 ]

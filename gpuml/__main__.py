@@ -25,7 +25,6 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 import gpuml
 from gpuml._array import compute_namespace, to_namespace
-from gpuml._backend import resolve_device
 from gpuml.linear_model import Ridge, ridge_path
 from gpuml.metrics._regression import _r2
 
@@ -65,7 +64,7 @@ def main(argv=None) -> None:
     parser.add_argument("--n-features", type=int, default=None)
     args = parser.parse_args(argv)
     gpuml.set_config(device=args.device)
-    device = resolve_device()
+    device = gpuml.resolve_device()
     on_gpu = device == "gpu"
     n_samples = args.n_samples or (400_000 if on_gpu else 20_000)
     n_features = args.n_features or (256 if on_gpu else 64)

@@ -58,7 +58,23 @@ def get_cupy() -> ModuleType:
 
 
 def resolve_device() -> str:
-    """Return ``"gpu"`` or ``"cpu"``: where the current configuration computes."""
+    """Return ``"gpu"`` or ``"cpu"``: where the current configuration computes.
+
+    ``device="auto"`` resolves to ``"gpu"`` when CuPy imports and a CUDA
+    device is usable (probed once per process, which imports CuPy).
+
+    Raises
+    ------
+    NoGPUError
+        When ``device="gpu"`` is set and no GPU is usable.
+
+    Examples
+    --------
+    >>> import gpuml
+    >>> with gpuml.config_context(device="cpu"):
+    ...     gpuml.resolve_device()
+    'cpu'
+    """
     device = get_config()["device"]
     if device == "cpu":
         return "cpu"
