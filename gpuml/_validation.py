@@ -363,34 +363,20 @@ def validate_data(
     Returns ``X`` when ``y`` is ``"no_validation"``, else ``(X, y)``.
     """
     check_feature_names(estimator, X, reset=reset)
+    x_options = dict(
+        accept_sparse=accept_sparse,
+        dtype=dtype,
+        ensure_2d=ensure_2d,
+        ensure_min_samples=ensure_min_samples,
+        allow_nan=allow_nan,
+        estimator=estimator,
+    )
     if isinstance(y, str) and y == "no_validation":
-        X = check_array(
-            X,
-            xp=xp,
-            accept_sparse=accept_sparse,
-            dtype=dtype,
-            ensure_2d=ensure_2d,
-            ensure_min_samples=ensure_min_samples,
-            allow_nan=allow_nan,
-            estimator=estimator,
-            input_name="X",
-        )
-        out = X
+        X = out = check_array(X, xp=xp, input_name="X", **x_options)
     else:
-        X, y = check_X_y(
-            X,
-            y,
-            xp=xp,
-            accept_sparse=accept_sparse,
-            dtype=dtype,
-            ensure_2d=ensure_2d,
-            ensure_min_samples=ensure_min_samples,
-            allow_nan=allow_nan,
-            multi_output=multi_output,
-            y_numeric=y_numeric,
-            estimator=estimator,
+        X, y = out = check_X_y(
+            X, y, xp=xp, multi_output=multi_output, y_numeric=y_numeric, **x_options
         )
-        out = X, y
     if ensure_2d:
         check_n_features(estimator, X, reset=reset)
     return out

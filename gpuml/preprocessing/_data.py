@@ -543,17 +543,9 @@ class StandardScaler(
             dtype=_FLOAT_DTYPES,
             allow_nan=True,
         )
-        inplace = _may_overwrite(X, X_in, copy)
-        if is_sparse(X):
-            if self.with_mean:
-                raise ValueError(_CENTER_SPARSE_MSG)
-            scale = self._fitted("scale_", xp)
-            if scale is not None:
-                X = _scale_sparse(X, 1 / scale, xp=xp, inplace=inplace)
-            elif copy:
-                X = X.copy()
-        else:
-            X = self._dense_apply(X, xp, inverse=False, inplace=inplace, copy=copy)
+        X = self._apply(
+            X, xp, inverse=False, inplace=_may_overwrite(X, X_in, copy), copy=copy
+        )
         return to_family(X, family)
 
     def inverse_transform(self, X, copy=None):
@@ -580,18 +572,23 @@ class StandardScaler(
         X = check_array(
             X, xp=xp, accept_sparse="csr", dtype=_FLOAT_DTYPES, allow_nan=True
         )
-        inplace = _may_overwrite(X, X_in, copy)
-        if is_sparse(X):
-            if self.with_mean:
-                raise ValueError(_UNCENTER_SPARSE_MSG)
-            scale = self._fitted("scale_", xp)
-            if scale is not None:
-                X = _scale_sparse(X, scale, xp=xp, inplace=inplace)
-            elif copy:
-                X = X.copy()
-        else:
-            X = self._dense_apply(X, xp, inverse=True, inplace=inplace, copy=copy)
+        X = self._apply(
+            X, xp, inverse=True, inplace=_may_overwrite(X, X_in, copy), copy=copy
+        )
         return to_family(X, family)
+
+    def _apply(self, X, xp: ModuleType, *, inverse: bool, inplace: bool, copy: bool):
+        """Standardize validated ``X`` (or undo it), dense or sparse."""
+        if not is_sparse(X):
+            return self._dense_apply(X, xp, inverse=inverse, inplace=inplace, copy=copy)
+        if self.with_mean:
+            raise ValueError(_UNCENTER_SPARSE_MSG if inverse else _CENTER_SPARSE_MSG)
+        scale = self._fitted("scale_", xp)
+        if scale is not None:
+            return _scale_sparse(
+                X, scale if inverse else 1 / scale, xp=xp, inplace=inplace
+            )
+        return X.copy() if copy else X
 
     def _dense_apply(
         self, X, xp: ModuleType, *, inverse: bool, inplace: bool, copy: bool
