@@ -153,8 +153,10 @@ def test_device_inputs_are_wrapped_without_copy(rng):
     FakeCuDFFrame.__module__ = "cudf.core.dataframe"
     assert input_family(FakeCuDFFrame()) == DEVICE
     y = cupy.asarray(rng.normal(size=8))
+    before = X.copy()
     model = Ridge().fit(FakeCuDFFrame(), y)
     assert isinstance(model.coef_, cupy.ndarray)
+    cupy.testing.assert_array_equal(X, before)  # wrapped, not centred in place
 
 
 @pytest.mark.gpu
@@ -166,6 +168,9 @@ def test_torch_cuda_tensor_input(rng):
 
     X = torch.randn(50, 4, device="cuda", dtype=torch.float64)
     y = torch.randn(50, device="cuda", dtype=torch.float64)
+    before = X.clone()
+    model = Ridge().fit(X, y, sample_weight=torch.rand(50, device="cuda") + 0.5)
+    assert torch.equal(X, before)  # the caller's tensor is not centred in place
     model = Ridge().fit(X, y)
     assert isinstance(model.coef_, cupy.ndarray)
     pred = model.predict(X)

@@ -27,10 +27,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import (
+    DEVICE,
+    HOST,
     compute_namespace,
     input_family,
     is_sparse,
-    namespace_of,
     to_family,
     to_host,
 )
@@ -402,7 +403,6 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         self._reset_device_cache()
         xp = compute_namespace()
         family = input_family(X)
-        X_in = X
         X, y = validate_data(
             self,
             X,
@@ -424,10 +424,10 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             )
         alpha = _check_alpha(self.alpha, n_targets, X.dtype, xp)
         solver = _resolve_solver(self.solver, sparse=is_sparse(X))
-        # A fresh buffer (copied to another namespace) may be centred in place.
-        transferred = namespace_of(X) is not namespace_of(X_in) or family != (
-            "device" if xp is not np else "host"
-        )
+        # Data copied across the bus is a fresh buffer and may be centred in
+        # place. Device inputs wrapped without a copy (PyTorch, cuDF) are the
+        # caller's memory, like any array already in the compute namespace.
+        transferred = family != (DEVICE if xp is not np else HOST)
         problem = _make_problem(
             X,
             y,
@@ -448,7 +448,6 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             self.intercept_ = to_family(intercept, family)
         self.n_iter_ = n_iter
         self.solver_ = solver
-        del X_in
         return self
 
     def _predict_xp(self, X, xp: ModuleType):
