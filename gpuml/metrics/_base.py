@@ -1,0 +1,160 @@
+"""What every metric shares: the namespace, target types, labels, batching.
+
+Namespace
+    A metric computes where its inputs live: CuPy when any input is a device
+    array, NumPy otherwise (:func:`metric_namespace`). Inputs are validated
+    into that namespace; only the final score leaves the device.
+
+Batching
+    Every metric is a *kernel* over validated arrays that accepts a leading
+    candidate axis on the predictions: ``y_pred`` of shape ``(k, n)`` (labels
+    or values), or ``(k, n, n_classes)`` for probabilities, gives ``k``
+    scores in one reduction, as a 0-d or 1-d array of the namespace. The
+    public function calls its kernel with ``k = 1`` and converts the result
+    to a ``float`` once. The model-selection search calls kernels directly
+    (through scorers, see ``_scorer.py``) with all candidates of a group.
+
+Target types and labels
+    Host inputs use scikit-learn's public ``type_of_target`` and
+    ``unique_labels`` (string labels included); device inputs get the same
+    rules here, with CuPy reductions. Labels are encoded as integer indices
+    into the sorted array of classes with ``searchsorted``, in either
+    namespace, so kernels only ever see integers.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+from sklearn.utils.multiclass import type_of_target as sk_type_of_target
+from sklearn.utils.multiclass import unique_labels as sk_unique_labels
+from sklearn.utils.validation import check_consistent_length
+
+from gpuml._array import input_namespace, to_float, to_namespace
+from gpuml._validation import assert_all_finite, check_array
+
+metric_namespace = input_namespace
+
+_CLASSIFICATION_TYPES = ("binary", "multiclass", "multilabel-indicator")
+
+
+def as_array(
+    y,
+    xp: ModuleType,
+    *,
+    input_name: str,
+    dtype=None,
+    ensure_2d=False,
+    ensure_min_samples=1,
+):
+    """Any array-like as a dense ``xp`` array (labels may be strings on the host).
+
+    Floating values are checked for NaN/inf with scikit-learn's messages.
+    """
+    return check_array(
+        y,
+        xp=xp,
+        ensure_2d=ensure_2d,
+        dtype=dtype,
+        allow_nd=False,
+        ensure_min_samples=ensure_min_samples,
+        input_name=input_name,
+    )
+
+
+def type_of_target(y, xp: ModuleType, *, input_name: str = "") -> str:
+    """scikit-learn's ``type_of_target`` for a validated array of ``xp``."""
+    if xp is np:
+        return sk_type_of_target(y, input_name=input_name)
+    if y.ndim > 2 or (y.ndim == 2 and y.shape[1] == 0) or y.size == 0:
+        return "unknown"
+    multioutput = y.ndim == 2 and y.shape[1] > 1
+    if y.dtype.kind == "f":
+        assert_all_finite(y, xp=xp, input_name=input_name)
+        if bool((y != xp.floor(y)).any()):
+            return "continuous-multioutput" if multioutput else "continuous"
+    n_unique = int(xp.unique(y).size)
+    if multioutput:
+        return "multilabel-indicator" if n_unique < 3 else "multiclass-multioutput"
+    return "multiclass" if n_unique > 2 else "binary"
+
+
+def unique_labels(*ys, xp: ModuleType):
+    """Sorted unique labels of label arrays of ``xp`` (scikit-learn's rules)."""
+    if xp is np:
+        return sk_unique_labels(*ys)
+    if any(y.ndim == 2 and y.shape[1] > 1 for y in ys):
+        return xp.arange(ys[0].shape[1])
+    return xp.unique(xp.concatenate([y.ravel() for y in ys]))
+
+
+def encode(y, classes, xp: ModuleType):
+    """Indices of ``y``'s values in the sorted ``classes`` (values must be there)."""
+    return xp.searchsorted(classes, y)
+
+
+def check_targets(y_true, y_pred, xp: ModuleType):
+    """scikit-learn's ``_check_targets`` in ``xp``.
+
+    Returns ``(y_type, classes, y_true, y_pred)`` with ``y_type`` one of
+    "binary", "multiclass", "multilabel-indicator"; 1-D label arrays for the
+    first two and dense 0/1 indicator matrices for the last.
+    """
+    check_consistent_length(y_true, y_pred)
+    y_true = as_array(y_true, xp, input_name="y_true", ensure_min_samples=0)
+    y_pred = as_array(y_pred, xp, input_name="y_pred", ensure_min_samples=0)
+    type_true = type_of_target(y_true, xp, input_name="y_true")
+    type_pred = type_of_target(y_pred, xp, input_name="y_pred")
+    if y_true.shape[0] < 1 or y_pred.shape[0] < 1:
+        raise ValueError(
+            "Found empty input array (e.g., `y_true` or `y_pred`) while a minimum "
+            "of 1 sample is required."
+        )
+    y_type = {type_true, type_pred}
+    if y_type == {"binary", "multiclass"}:
+        y_type = {"multiclass"}
+    if len(y_type) > 1:
+        raise ValueError(
+            f"Classification metrics can't handle a mix of {type_true} and "
+            f"{type_pred} targets"
+        )
+    y_type = y_type.pop()
+    if y_type not in _CLASSIFICATION_TYPES:
+        raise ValueError(f"{y_type} is not supported")
+    if y_type in ("binary", "multiclass"):
+        y_true, y_pred = y_true.ravel(), y_pred.ravel()
+    classes = unique_labels(y_true, y_pred, xp=xp)
+    if y_type == "binary" and classes.shape[0] > 2:
+        y_type = "multiclass"
+    return y_type, classes, y_true, y_pred
+
+
+def check_weights(sample_weight, n_samples: int, xp: ModuleType, dtype=np.float64):
+    """Validated sample weights in ``xp`` (None stays None)."""
+    if sample_weight is None:
+        return None
+    from gpuml._validation import check_sample_weight
+
+    return check_sample_weight(sample_weight, n_samples, xp=xp, dtype=dtype)
+
+
+def weighted_sum(values, weights, xp: ModuleType, axis=-1):
+    """``sum(values * weights)`` along ``axis`` (weights broadcast on the last axis)."""
+    if weights is None:
+        return values.sum(axis=axis)
+    return (values * weights).sum(axis=axis)
+
+
+def to_score(result):
+    """A 0-d array (or a batch of one) becomes a float; other arrays stay."""
+    if getattr(result, "ndim", 0) == 0:
+        return to_float(result)
+    if result.ndim == 1 and result.shape[0] == 1:
+        return to_float(result[0])
+    return result
+
+
+def host_labels(values):
+    """Labels as a NumPy array (for messages and ``labels=`` arguments)."""
+    return to_namespace(values, np)
