@@ -26,7 +26,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 import gpuml
 from gpuml._array import compute_namespace, to_namespace
 from gpuml.linear_model import Ridge, ridge_path
-from gpuml.metrics._regression import _r2
+from gpuml.metrics._regression_kernels import _r2
 
 ALPHAS = np.logspace(-3, 5, 20)
 

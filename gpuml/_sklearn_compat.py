@@ -6,6 +6,14 @@ that a rename in a future release is mended in one place.
 
 from __future__ import annotations
 
+from sklearn.utils._param_validation import (
+    Hidden,
+    Interval,
+    InvalidParameterError,
+    Options,
+    StrOptions,
+    validate_params,
+)
 from sklearn.utils.validation import (
     _assert_all_finite_element_wise,
     _check_feature_names,
@@ -15,11 +23,18 @@ from sklearn.utils.validation import (
 )
 
 __all__ = [
+    "Hidden",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "StrOptions",
     "assert_all_finite_element_wise",
     "check_feature_names",
     "check_n_features",
     "check_y_host",
     "num_samples",
+    "sklearn_scorer_spec",
+    "validate_estimator_params",
     "validate_params",
 ]
 
@@ -30,6 +45,24 @@ check_y_host = _check_y
 num_samples = _num_samples
 
 
-def validate_params(estimator) -> None:
+def validate_estimator_params(estimator) -> None:
     """Check an estimator's parameters against its ``_parameter_constraints``."""
     estimator._validate_params()
+
+
+def sklearn_scorer_spec(name: str):
+    """``(score_func, sign, kwargs, response_method)`` of scikit-learn's scorer.
+
+    gpuml's scorer vocabulary is scikit-learn's own table, read here, so that
+    it follows the installed version. Raises scikit-learn's ValueError for an
+    unknown name.
+    """
+    from sklearn.metrics import get_scorer
+
+    scorer = get_scorer(name)
+    return (
+        scorer._score_func,
+        scorer._sign,
+        dict(scorer._kwargs),
+        scorer._response_method,
+    )

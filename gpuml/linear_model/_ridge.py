@@ -23,7 +23,6 @@ from types import ModuleType
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import (
@@ -37,7 +36,7 @@ from gpuml._array import (
 )
 from gpuml._linalg import block_cg, cho_solve, eigh, sparse_gram, thin_svd
 from gpuml._reductions import column_mean
-from gpuml._sklearn_compat import validate_params
+from gpuml._sklearn_compat import Interval, StrOptions, validate_estimator_params
 from gpuml._validation import (
     FLOAT_DTYPES,
     check_array,
@@ -47,7 +46,7 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.base import DeviceCacheMixin
-from gpuml.metrics._regression import _r2
+from gpuml.metrics._regression_kernels import _r2
 
 _ACCEPT_SPARSE = ("csr", "csc", "coo")
 
@@ -393,7 +392,7 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         self : object
             Fitted estimator.
         """
-        validate_params(self)
+        validate_estimator_params(self)
         if self.positive:
             raise ValueError(
                 "gpuml's Ridge does not support positive=True: constraining the "

@@ -29,7 +29,7 @@ from gpuml._array import (
     to_namespace,
 )
 from gpuml._reductions import column_moments
-from gpuml._sklearn_compat import validate_params
+from gpuml._sklearn_compat import validate_estimator_params
 from gpuml._validation import check_array, check_sample_weight, validate_data
 from gpuml.base import DeviceCacheMixin
 
@@ -428,7 +428,7 @@ class StandardScaler(
         self : object
             Fitted scaler.
         """
-        validate_params(self)
+        validate_estimator_params(self)
         xp = compute_namespace()
         family = input_family(X)
         first_call = not hasattr(self, "n_samples_seen_")

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.linear_model import Ridge as SkRidge
-from sklearn.utils._param_validation import InvalidParameterError
 
 from gpuml import config_context
+from gpuml._sklearn_compat import InvalidParameterError
 from gpuml.linear_model import Ridge, ridge_path
 
 SOLVERS = ["cholesky", "svd", "sparse_cg"]

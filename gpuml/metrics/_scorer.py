@@ -1,0 +1,442 @@
+"""Scorers: scikit-learn's scorer vocabulary, computed where the data lives.
+
+A :class:`Scorer` is what ``scoring=`` takes: ``scorer(estimator, X, y)``
+returns a float, like scikit-learn's. It asks the estimator for the response
+its metric needs (``predict``, ``predict_proba`` or ``decision_function``,
+reduced to the positive class's column for binary problems, exactly as
+scikit-learn does) and computes the metric in the namespace of that response:
+on the GPU for a gpuml estimator fed device data.
+
+Batched scoring
+    :meth:`Scorer.score_predictions` scores the responses of *many candidate
+    models at once*: ``y_preds`` stacks them on a leading axis (``(k, n)``,
+    or ``(k, n, n_classes)`` for probabilities) and one batched reduction
+    returns the ``k`` signed scores as an array of the namespace. This is the
+    hook the model-selection search uses. Every gpuml metric has a batch
+    kernel (``BATCH_KERNELS`` in each metric module); a scorer built on any
+    other function (a scikit-learn metric gpuml does not implement, or a
+    user's function) still works: it is computed on the host, one candidate
+    at a time, and says so through :attr:`Scorer.batched`.
+
+Names
+    :func:`get_scorer` accepts every name of
+    :func:`sklearn.metrics.get_scorer_names`, with scikit-learn's own
+    arguments, sign and response method (read from the installed
+    scikit-learn). Names whose metric gpuml implements run natively; the
+    others (clustering comparisons, likelihood ratios, D² of log loss or Brier
+    score) fall back to scikit-learn's function on the host.
+"""
+
+from __future__ import annotations
+
+import inspect
+import traceback
+from collections.abc import Callable
+
+import numpy as np
+from sklearn.base import is_regressor
+from sklearn.metrics import get_scorer_names as sk_get_scorer_names
+
+from gpuml._array import to_host
+from gpuml._sklearn_compat import sklearn_scorer_spec
+from gpuml.metrics import _classification, _ranking, _regression
+
+BATCH_KERNELS: dict[Callable, Callable] = {
+    **_regression.BATCH_KERNELS,
+    **_classification.BATCH_KERNELS,
+    **_ranking.BATCH_KERNELS,
+}
+_NATIVE = {func.__name__: func for func in BATCH_KERNELS}
+
+_PROBA_METHODS = ("predict_proba", "predict_log_proba")
+
+
+def _first_method(estimator, response_method):
+    single = isinstance(response_method, str)
+    methods = (response_method,) if single else response_method
+    for name in methods:
+        method = getattr(estimator, name, None)
+        if method is not None:
+            return name, method
+    raise AttributeError(
+        f"{type(estimator).__name__} has none of the following attributes: "
+        f"{', '.join(methods)}."
+    )
+
+
+def response_values(estimator, X, response_method, pos_label=None):
+    """The estimator's response for a scorer, post-processed like scikit-learn.
+
+    For a binary classifier, probabilities are reduced to the column of
+    ``pos_label`` (by default the greater class) and a decision function is
+    negated when ``pos_label`` is the lesser class.
+    """
+    name, method = _first_method(estimator, response_method)
+    y_pred = method(X)
+    if is_regressor(estimator) or not hasattr(estimator, "classes_"):
+        return y_pred
+    classes = np.asarray(to_host(estimator.classes_))
+    if pos_label is not None and pos_label not in classes.tolist():
+        raise ValueError(
+            f"pos_label={pos_label} is not a valid label: It should be one of {classes}"
+        )
+    if classes.shape[0] != 2:
+        return y_pred
+    if pos_label is None:
+        pos_label = classes[-1]
+    if name in _PROBA_METHODS and y_pred.ndim == 2:
+        column = int(np.flatnonzero(classes == pos_label)[0])
+        return y_pred[:, column]
+    if name == "decision_function" and pos_label == classes[0]:
+        return -y_pred
+    return y_pred
+
+
+class Scorer:
+    """Score an estimator with a metric, like a scikit-learn scorer.
+
+    Parameters
+    ----------
+    score_func : callable
+        ``score_func(y_true, y_pred, **kwargs)``: a gpuml metric (computed
+        where the data lives, batchable) or any other metric function
+        (computed on the host).
+    sign : {1, -1}
+        -1 for losses, so that greater is always better.
+    kwargs : dict
+        Extra arguments of ``score_func``.
+    response_method : str or tuple of str
+        The estimator method(s) giving the metric's input, first found used.
+    """
+
+    def __init__(self, score_func, sign, kwargs, response_method):
+        self._score_func = score_func
+        self._sign = sign
+        self._kwargs = dict(kwargs)
+        self._response_method = response_method
+
+    @property
+    def batched(self) -> bool:
+        """Whether :meth:`score_predictions` scores all candidates in one pass."""
+        return self._score_func in BATCH_KERNELS
+
+    def __repr__(self) -> str:
+        kwargs = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
+        sign = "" if self._sign > 0 else ", greater_is_better=False"
+        method = self._response_method
+        method = "" if method == "predict" else f", response_method={method!r}"
+        return f"make_scorer({self._score_func.__name__}{sign}{method}{kwargs})"
+
+    def _pos_label(self):
+        if "pos_label" in self._kwargs:
+            return self._kwargs["pos_label"]
+        parameters = inspect.signature(self._score_func).parameters
+        if "pos_label" in parameters:
+            return parameters["pos_label"].default
+        return None
+
+    def response(self, estimator, X):
+        """The estimator's (post-processed) response this scorer's metric needs."""
+        pos_label = None if is_regressor(estimator) else self._pos_label()
+        return response_values(estimator, X, self._response_method, pos_label)
+
+    def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
+        """Return the (signed) score of ``estimator`` on ``X``, ``y_true``."""
+        return self._score_response(
+            self.response(estimator, X), y_true, sample_weight, kwargs
+        )
+
+    def _score_response(self, y_pred, y_true, sample_weight, kwargs):
+        scoring_kwargs = {**self._kwargs, **kwargs}
+        if sample_weight is not None:
+            scoring_kwargs["sample_weight"] = sample_weight
+        if self.batched:
+            return self._sign * self._score_func(y_true, y_pred, **scoring_kwargs)
+        # A function gpuml does not implement: computed on the host.
+        scoring_kwargs = {k: _host(v) for k, v in scoring_kwargs.items()}
+        return self._sign * self._score_func(
+            _host(y_true), _host(y_pred), **scoring_kwargs
+        )
+
+    def score_predictions(self, y_true, y_preds, sample_weight=None):
+        """Signed scores of ``k`` candidates' responses, as one array.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            True targets (host or device).
+        y_preds : array of shape (k, n_samples, ...)
+            The responses of ``k`` candidates (each what :meth:`response`
+            returns), stacked on a leading axis.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        scores : array of shape (k,)
+            In the namespace of the inputs (CuPy for device inputs) for a
+            batched scorer; a NumPy array otherwise.
+        """
+        kwargs = dict(self._kwargs)
+        if sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight
+        kernel = BATCH_KERNELS.get(self._score_func)
+        if kernel is not None:
+            return self._sign * kernel(y_true, y_preds, **kwargs)
+        kwargs = {k: _host(v) for k, v in kwargs.items()}
+        y_true = _host(y_true)
+        return np.asarray(
+            [
+                self._sign * self._score_func(y_true, _host(y_pred), **kwargs)
+                for y_pred in y_preds
+            ],
+            dtype=np.float64,
+        )
+
+
+class _PassthroughScorer:
+    """``scoring=None``: the estimator's own ``score`` method."""
+
+    def __init__(self, estimator):
+        self._estimator = estimator
+
+    def __call__(self, estimator, *args, **kwargs):
+        return estimator.score(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"{type(self._estimator).__name__}.score"
+
+
+class _HostScorer:
+    """A foreign scorer callable, fed host data (the host fallback)."""
+
+    def __init__(self, scorer):
+        self._scorer = scorer
+
+    def __call__(self, estimator, X, y_true, **kwargs):
+        kwargs = {k: _host(v) for k, v in kwargs.items()}
+        return self._scorer(estimator, _host(X), _host(y_true), **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(self._scorer)
+
+
+class MultimetricScorer:
+    """Several scorers sharing one call per response method.
+
+    Calling it returns ``{name: score}``. With ``raise_exc=False`` a failing
+    scorer's entry is its formatted traceback, as in scikit-learn.
+    """
+
+    def __init__(self, *, scorers: dict, raise_exc: bool = True):
+        self._scorers = scorers
+        self._raise_exc = raise_exc
+
+    def __call__(self, estimator, X, y_true, **kwargs):
+        cache: dict = {}
+        scores = {}
+        for name, scorer in self._scorers.items():
+            try:
+                if isinstance(scorer, Scorer):
+                    # One call per (response method, positive class).
+                    pos_label = None if is_regressor(estimator) else scorer._pos_label()
+                    key = repr((scorer._response_method, pos_label))
+                    if key not in cache:
+                        cache[key] = scorer.response(estimator, X)
+                    scores[name] = scorer._score_response(
+                        cache[key],
+                        y_true,
+                        kwargs.get("sample_weight"),
+                        {k: v for k, v in kwargs.items() if k != "sample_weight"},
+                    )
+                else:
+                    scores[name] = scorer(estimator, X, y_true, **kwargs)
+            except Exception as exc:
+                if self._raise_exc:
+                    raise exc
+                scores[name] = "".join(traceback.format_exception(exc))
+        return scores
+
+
+def _host(value):
+    return to_host(value) if hasattr(value, "shape") else value
+
+
+def get_scorer_names() -> list[str]:
+    """All scorer names, as :func:`sklearn.metrics.get_scorer_names`."""
+    return sk_get_scorer_names()
+
+
+def get_scorer(scoring):
+    """A scorer from a name (any of :func:`get_scorer_names`), or ``scoring``.
+
+    Parameters
+    ----------
+    scoring : str, callable or None
+        A scorer name; a callable or None is returned unchanged.
+
+    Returns
+    -------
+    scorer : callable
+        A :class:`Scorer` for a name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import Ridge
+    >>> from gpuml.metrics import get_scorer
+    >>> X = np.arange(10.0).reshape(-1, 1)
+    >>> model = Ridge().fit(X, 2 * X.ravel())
+    >>> round(get_scorer("r2")(model, X, 2 * X.ravel()), 4)
+    1.0
+    """
+    if not isinstance(scoring, str):
+        return scoring
+    func, sign, kwargs, response_method = sklearn_scorer_spec(scoring)
+    return Scorer(_NATIVE.get(func.__name__, func), sign, kwargs, response_method)
+
+
+def make_scorer(
+    score_func, *, response_method="predict", greater_is_better=True, **kwargs
+):
+    """Make a scorer from a metric, like :func:`sklearn.metrics.make_scorer`.
+
+    A scikit-learn metric that gpuml implements is replaced by gpuml's (same
+    name and semantics), so it is computed where the data lives and can be
+    batched. Any other function works too, computed on the host.
+
+    Parameters
+    ----------
+    score_func : callable
+        ``score_func(y_true, y_pred, **kwargs)``.
+    response_method : {"predict_proba", "decision_function", "predict"} or \
+            list/tuple of them, default="predict"
+        Which estimator method gives ``y_pred``; the first one available.
+    greater_is_better : bool, default=True
+        False for losses: the scorer then returns the negated loss.
+    **kwargs
+        Passed to ``score_func``.
+
+    Returns
+    -------
+    scorer : Scorer
+
+    Examples
+    --------
+    >>> from gpuml.metrics import make_scorer, fbeta_score
+    >>> make_scorer(fbeta_score, beta=2)
+    make_scorer(fbeta_score, beta=2)
+    """
+    if isinstance(response_method, list):
+        response_method = tuple(response_method)
+    func = score_func
+    if getattr(func, "__module__", "").startswith("sklearn.metrics"):
+        func = _NATIVE.get(func.__name__, func)
+    return Scorer(func, 1 if greater_is_better else -1, kwargs, response_method)
+
+
+def _looks_like_a_metric(scoring) -> bool:
+    module = getattr(scoring, "__module__", None) or ""
+    return (
+        module.startswith(("sklearn.metrics.", "gpuml.metrics."))
+        and not module.endswith("_scorer")
+        and ".tests." not in module
+    )
+
+
+def check_scoring(estimator=None, scoring=None, *, allow_none=False, raise_exc=True):
+    """The scorer for ``scoring``, like :func:`sklearn.metrics.check_scoring`.
+
+    Parameters
+    ----------
+    estimator : estimator object, default=None
+        Used when ``scoring`` is None (its ``score`` method).
+    scoring : str, callable, list, tuple, set, dict or None
+        A name, a scorer callable, several names, or a dict of name to
+        scorer (multimetric).
+    allow_none : bool, default=False
+        Return None instead of raising when ``scoring`` is None and the
+        estimator has no ``score`` method.
+    raise_exc : bool, default=True
+        For multimetric scoring: raise a scorer's error, or record its
+        traceback as that metric's value.
+
+    Returns
+    -------
+    scorer : callable or None
+        A :class:`Scorer`, a :class:`MultimetricScorer`, the estimator's
+        ``score`` method, or a foreign scorer callable wrapped so that it is
+        fed host data.
+    """
+    if isinstance(scoring, str):
+        return get_scorer(scoring)
+    if callable(scoring):
+        if _looks_like_a_metric(scoring):
+            raise ValueError(
+                f"scoring value {scoring!r} looks like it is a metric function "
+                "rather than a scorer. A scorer should require an estimator as "
+                "its first parameter. Please use `make_scorer` to convert a "
+                "metric to a scorer."
+            )
+        return scoring if isinstance(scoring, Scorer) else _HostScorer(scoring)
+    if isinstance(scoring, (list, tuple, set, dict)):
+        return MultimetricScorer(
+            scorers=_check_multimetric_scoring(estimator, scoring), raise_exc=raise_exc
+        )
+    if scoring is None:
+        if hasattr(estimator, "score"):
+            return _PassthroughScorer(estimator)
+        if allow_none:
+            return None
+        raise TypeError(
+            "If no scoring is specified, the estimator passed should have a "
+            f"'score' method. The estimator {estimator!r} does not."
+        )
+    raise ValueError(
+        f"scoring is invalid (got {scoring!r}). Refer to the scoring glossary "
+        "for details: https://scikit-learn.org/stable/glossary.html#term-scoring"
+    )
+
+
+def _check_multimetric_scoring(estimator, scoring) -> dict:
+    """Validate several-metric scoring into ``{name: scorer}`` (sklearn's rules)."""
+    if isinstance(scoring, dict):
+        if not all(isinstance(k, str) for k in scoring):
+            raise ValueError(
+                "Non-string types were found in the keys of the given dict. "
+                f"scoring={scoring!r}"
+            )
+        if not scoring:
+            raise ValueError(f"An empty dict was passed. {scoring!r}")
+        return {k: check_scoring(estimator, scoring=v) for k, v in scoring.items()}
+    err_msg = "The list/tuple elements must be unique strings of predefined scorers. "
+    try:
+        keys = set(scoring)
+    except TypeError as exc:
+        raise ValueError(err_msg) from exc
+    if len(keys) != len(scoring):
+        raise ValueError(
+            f"{err_msg} Duplicate elements were found in the given list. {scoring!r}"
+        )
+    if not keys:
+        raise ValueError(f"{err_msg} Empty list was given. {scoring!r}")
+    if not all(isinstance(k, str) for k in keys):
+        if any(callable(k) for k in keys):
+            raise ValueError(
+                f"{err_msg} One or more of the elements were callables. Use a "
+                f"dict of score name mapped to the scorer callable. Got {scoring!r}"
+            )
+        raise ValueError(
+            f"{err_msg} Non-string types were found in the given list. Got {scoring!r}"
+        )
+    return {name: get_scorer(name) for name in scoring}
+
+
+__all__ = [
+    "MultimetricScorer",
+    "Scorer",
+    "check_scoring",
+    "get_scorer",
+    "get_scorer_names",
+    "make_scorer",
+    "response_values",
+]
