@@ -62,7 +62,10 @@ class Backend:
         import cupyx.scipy.sparse as cusp
 
         if sp.issparse(array):
-            return cusp.csr_matrix(sp.csr_matrix(array))
+            array = sp.csr_matrix(array)
+            if array.dtype.kind in "iu":  # cupyx sparse holds floats and bools
+                array = array.astype(np.float64)
+            return cusp.csr_matrix(array)
         return cupy.asarray(array)
 
     def to_numpy(self, array):

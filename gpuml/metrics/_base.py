@@ -85,6 +85,10 @@ def unique_labels(*ys, xp: ModuleType):
     if xp is np:
         return sk_unique_labels(*ys)
     if any(y.ndim == 2 and y.shape[1] > 1 for y in ys):
+        if len({y.shape[1] if y.ndim == 2 else 1 for y in ys}) > 1:
+            raise ValueError(
+                "Multi-label binary indicator input with different numbers of labels"
+            )
         return xp.arange(ys[0].shape[1])
     return xp.unique(xp.concatenate([y.ravel() for y in ys]))
 
