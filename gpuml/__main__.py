@@ -7,8 +7,9 @@ best alpha of each:
 1. scikit-learn's ``GridSearchCV`` around scikit-learn's ``Ridge`` (all cores);
 2. scikit-learn's ``GridSearchCV`` around gpuml's ``Ridge`` (swap the import);
 3. gpuml's batched path: every alpha of a fold from one factorisation
-   (:func:`gpuml.linear_model.ridge_path`), scored with R² where the data
-   lives, the data copied to the compute device once.
+   (:func:`gpuml.linear_model.ridge_path`), all alphas' R² from one batched
+   scorer call (``Scorer.score_predictions``) where the data lives, the data
+   copied to the compute device once.
 
 It runs on the GPU when one is usable, else on the CPU (with a smaller
 problem). ``--device cpu`` forces the CPU; ``--n-samples`` sets the size.
@@ -26,7 +27,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 import gpuml
 from gpuml._array import compute_namespace, to_namespace
 from gpuml.linear_model import Ridge, ridge_path
-from gpuml.metrics._regression_kernels import _r2
+from gpuml.metrics import get_scorer
 
 ALPHAS = np.logspace(-3, 5, 20)
 
@@ -39,13 +40,13 @@ def _synchronize(xp) -> None:
 def _batched_search(X, y, alphas, cv, xp):
     """Mean test R² per alpha: one ridge_path per fold, R² on the device."""
     X, y = to_namespace(X, xp), to_namespace(y, xp)  # the one copy to the device
+    r2 = get_scorer("r2")
     scores = []
     for train, test in cv.split(np.empty((X.shape[0], 1))):
         train, test = xp.asarray(train), xp.asarray(test)
         coefs, intercepts = ridge_path(X[train], y[train], alphas)
-        pred = X[test] @ coefs.T + intercepts  # (n_test, n_alphas)
-        y_test = xp.broadcast_to(y[test][:, None], pred.shape)
-        scores.append(_r2(y_test, pred, None, "raw_values", True, xp))
+        preds = coefs @ X[test].T + intercepts[:, None]  # (n_alphas, n_test)
+        scores.append(r2.score_predictions(y[test], preds))  # one batched R²
     return to_namespace(xp.stack(scores).mean(axis=0), np)
 
 
