@@ -103,7 +103,7 @@ def to_namespace(array, xp: ModuleType):
     """
     if xp is np:
         if is_cupy_object(array):
-            return device_to_host(array) if hasattr(array, "flags") else array.get()
+            return array.get() if is_sparse(array) else device_to_host(array)
         return array
     if is_cupy_object(array):
         return array

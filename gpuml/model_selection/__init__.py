@@ -1,9 +1,26 @@
-"""Model selection: the device-resident hyperparameter search.
+"""Model selection: splitters whose indices live where the data lives.
 
-The search (GridSearchCV / RandomizedSearchCV with batched candidates and Dask
-dispatch, DESIGN.md §6) is built on the estimators and metrics in the other
-subpackages. Until it lands, scikit-learn's own ``GridSearchCV`` works with
-gpuml estimators.
+The device-resident hyperparameter search (GridSearchCV / RandomizedSearchCV
+with batched candidates and Dask dispatch, DESIGN.md §6) builds on these
+splitters and on the batched scorers of :mod:`gpuml.metrics`.
 """
 
-__all__: list[str] = []
+from gpuml.model_selection._split import (
+    GroupKFold,
+    KFold,
+    ShuffleSplit,
+    StratifiedKFold,
+    StratifiedShuffleSplit,
+    split_indices,
+    train_test_split,
+)
+
+__all__ = [
+    "GroupKFold",
+    "KFold",
+    "ShuffleSplit",
+    "StratifiedKFold",
+    "StratifiedShuffleSplit",
+    "split_indices",
+    "train_test_split",
+]
