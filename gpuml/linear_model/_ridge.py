@@ -42,11 +42,10 @@ from gpuml._validation import (
     check_array,
     check_sample_weight,
     check_X_y,
-    check_y,
     validate_data,
 )
 from gpuml.base import DeviceCacheMixin
-from gpuml.metrics._regression_kernels import _r2
+from gpuml.metrics._regression import r2_score
 
 _ACCEPT_SPARSE = ("csr", "csc", "coo")
 
@@ -500,17 +499,10 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         score : float
             R² of ``self.predict(X)`` with respect to ``y``.
         """
-        xp = compute_namespace()
-        y_pred = self._predict_xp(X, xp)
-        y = check_y(y, xp=xp, multi_output=True, y_numeric=True, estimator=self)
-        y = y.astype(y_pred.dtype, copy=False)
-        y_pred = y_pred.reshape(-1, 1) if y_pred.ndim == 1 else y_pred
-        y = y.reshape(-1, 1) if y.ndim == 1 else y
-        if sample_weight is not None:
-            sample_weight = check_sample_weight(
-                sample_weight, y.shape[0], xp=xp, dtype=y.dtype
-            )
-        return float(_r2(y, y_pred, sample_weight, "uniform_average", True, xp))
+        # The predictions stay in the compute namespace, so r2_score (which
+        # computes where its inputs live) scores them there.
+        y_pred = self._predict_xp(X, compute_namespace())
+        return r2_score(y, y_pred, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -571,17 +571,3 @@ def _d2_absolute_error_score_batch(
     return _d2_pinball_score_batch(
         y_true, y_preds, sample_weight=sample_weight, alpha=0.5, multioutput=multioutput
     )
-
-
-def _r2(y_true, y_pred, sample_weight, multioutput, force_finite, xp: ModuleType):
-    """R² of validated 2-D arrays, as a 0-d (or 1-d raw) array of ``xp``.
-
-    Kept for ``Ridge.score`` and the demo; ``xp`` is implied by the inputs.
-    """
-    return _r2_score_batch(
-        y_true,
-        y_pred[None],
-        sample_weight=sample_weight,
-        multioutput=multioutput,
-        force_finite=force_finite,
-    )[0]

@@ -462,18 +462,6 @@ def test_weighted_median_and_quantiles_with_ties(backend, rng, alpha):
             np.testing.assert_allclose(backend.to_numpy(got), expected, rtol=1e-12)
 
 
-def test_r2_helper_for_ridge_and_demo(rng):
-    y_true = rng.normal(size=(N, 2))
-    y_pred = y_true + rng.normal(size=(N, 2))
-    score = kernels._r2(y_true, y_pred, None, "uniform_average", True, np)
-    assert score.ndim == 0
-    assert float(score) == pytest.approx(skm.r2_score(y_true, y_pred), rel=1e-12)
-    raw = kernels._r2(y_true, y_pred, None, "raw_values", True, np)
-    np.testing.assert_allclose(
-        raw, skm.r2_score(y_true, y_pred, multioutput="raw_values"), rtol=1e-12
-    )
-
-
 # -------------------------------------------------------------------- errors
 
 Y2 = [[1.0, 2.0], [1.0, 2.0], [2.0, 3.0]]
