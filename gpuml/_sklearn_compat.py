@@ -6,6 +6,7 @@ that a rename in a future release is mended in one place.
 
 from __future__ import annotations
 
+from sklearn.model_selection._validation import _insert_error_scores
 from sklearn.utils._param_validation import (
     Hidden,
     Interval,
@@ -32,6 +33,7 @@ __all__ = [
     "check_feature_names",
     "check_n_features",
     "check_y_host",
+    "insert_error_scores",
     "num_samples",
     "sklearn_scorer_spec",
     "validate_estimator_params",
@@ -42,6 +44,9 @@ assert_all_finite_element_wise = _assert_all_finite_element_wise
 check_feature_names = _check_feature_names
 check_n_features = _check_n_features
 check_y_host = _check_y
+# A callable ``scoring`` returning a dict: failed fits get ``error_score`` per
+# metric once the metric names are known (scikit-learn's own helper).
+insert_error_scores = _insert_error_scores
 num_samples = _num_samples
 
 

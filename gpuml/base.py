@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from gpuml._array import namespace_of, to_namespace
+from gpuml._array import namespace_of, to_family, to_namespace
 
 
 class DeviceCacheMixin:
@@ -48,3 +48,50 @@ class DeviceCacheMixin:
             state = dict(state)
             state["_gpuml_cache"] = {}
         return state
+
+
+def move_fitted_to_family(estimator, family: str) -> None:
+    """Move a fitted gpuml estimator's public array attributes to ``family``.
+
+    A search that fits its best candidate on device-resident copies of host
+    data calls this so that ``best_estimator_`` holds what fitting it on the
+    user's data would have given: NumPy attributes for NumPy input. Steps of
+    a :class:`~sklearn.pipeline.Pipeline` are moved one by one; estimators
+    that are not gpuml's are left alone (they were fitted on the user's own
+    family to begin with).
+    """
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list):
+        for _, step in steps:
+            move_fitted_to_family(step, family)
+        return
+    if not isinstance(estimator, DeviceCacheMixin):
+        return
+    for name, value in list(vars(estimator).items()):
+        if name.endswith("_") and not name.startswith("_") and hasattr(value, "shape"):
+            setattr(estimator, name, to_family(value, family))
+
+
+def accepts_device_input(estimator) -> bool:
+    """Whether ``estimator`` can be fed data held by the compute namespace.
+
+    True for gpuml estimators (which compute where the device policy says
+    and accept any family) and for Pipelines made only of them (``None`` and
+    ``"passthrough"`` steps aside). scikit-learn's own estimators and any
+    other object get host data.
+    """
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list):
+        return all(
+            step is None or step == "passthrough" or accepts_device_input(step)
+            for _, step in steps
+        )
+    return isinstance(estimator, DeviceCacheMixin)
+
+
+class BatchUnsupported(Exception):
+    """Raised by an estimator's ``_fit_batch`` for data it cannot fit as a batch.
+
+    The search then fits that group's candidates one by one, silently: this
+    is a choice of method, not a failure.
+    """

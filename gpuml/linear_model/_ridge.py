@@ -44,7 +44,7 @@ from gpuml._validation import (
     check_X_y,
     validate_data,
 )
-from gpuml.base import DeviceCacheMixin
+from gpuml.base import BatchUnsupported, DeviceCacheMixin
 from gpuml.metrics._regression import r2_score
 
 _ACCEPT_SPARSE = ("csr", "csc", "coo")
@@ -448,6 +448,56 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         self.solver_ = solver
         return self
 
+    # -- the batched-candidates protocol of gpuml.model_selection ----------
+
+    def _batch_params(self) -> frozenset:
+        """Parameters whose values may differ within one batched fit.
+
+        All alphas share one factorisation when the solver is direct; the
+        iterative ``"sparse_cg"`` is fitted candidate by candidate.
+        """
+        return frozenset() if self.solver == "sparse_cg" else frozenset({"alpha"})
+
+    def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
+        """Fit one model per entry of ``param_sets`` on each training fold.
+
+        Parameters
+        ----------
+        X, y : arrays in the compute namespace
+            The whole data of the search (already on the compute device).
+        param_sets : list of dict
+            The candidates' ``alpha`` values (the other parameters are this
+            estimator's).
+        folds : list of index arrays, or None
+            Training rows of each fold; None for one fit on all rows.
+        sample_weight : array of shape (n_samples,), default=None
+
+        Returns
+        -------
+        batches : iterator of RidgeBatch
+            One per fold; ``batch.predict(X)`` stacks the candidates'
+            predictions on a leading axis. See ``_ridge_batch.py``.
+        """
+        from gpuml.linear_model._ridge_batch import fit_batch
+
+        validate_estimator_params(self)
+        if self.positive:
+            raise ValueError("gpuml's Ridge does not support positive=True.")
+        solver = _resolve_solver(self.solver, sparse=is_sparse(X))
+        if solver == "sparse_cg":
+            # Conjugate gradients stop at `tol`; a factorisation would give
+            # (slightly) different models than one-by-one fits.
+            raise BatchUnsupported("sparse_cg fits one alpha at a time")
+        return fit_batch(
+            self,
+            X,
+            y,
+            param_sets,
+            folds=folds,
+            sample_weight=sample_weight,
+            xp=compute_namespace(),
+        )
+
     def _predict_xp(self, X, xp: ModuleType):
         """Predictions in the compute namespace ``xp``."""
         check_is_fitted(self)
@@ -580,9 +630,15 @@ def ridge_path(X, y, alphas, *, sample_weight=None, fit_intercept=True):
 
 
 def _path_from_problem(problem: _RidgeProblem, alphas, xp: ModuleType):
-    """(n_alphas, n_targets, n_features) coefficients and their intercepts."""
+    """(n_alphas, n_targets, n_features) coefficients and their intercepts.
+
+    ``alphas`` has shape (n_alphas,), or (n_alphas, n_targets) for one
+    penalty per target.
+    """
     n_targets = problem.y.shape[1]
-    shifts = xp.broadcast_to(alphas[:, None], (alphas.shape[0], n_targets))
+    if alphas.ndim == 1:
+        alphas = alphas[:, None]
+    shifts = xp.broadcast_to(alphas, (alphas.shape[0], n_targets))
     if problem.use_kernel():
         dual = _eigh_solve(problem.X @ problem.X.T, problem.y, shifts, xp)
         n_alphas, n_samples, _ = dual.shape

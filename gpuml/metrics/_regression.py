@@ -79,7 +79,7 @@ def _score_one(kernel, y_true, y_pred, sample_weight, multioutput, **options):
         multioutput=multioutput,
         **options,
     )
-    return _finish(scores, multioutput)
+    return _finish(scores, multioutput, y_pred.dtype)
 
 
 @validate_params(_LOSS_PARAMS, prefer_skip_nested_validation=True)
@@ -282,7 +282,7 @@ def root_mean_squared_error(
     scores = _root_mean_squared_error_batch(
         y_true, y_pred[None], sample_weight=sample_weight, multioutput=multioutput
     )
-    return _finish(scores, multioutput)
+    return _finish(scores, multioutput, y_pred.dtype)
 
 
 @validate_params(_LOSS_PARAMS, prefer_skip_nested_validation=True)
@@ -405,7 +405,7 @@ def median_absolute_error(
     scores = _median_absolute_error_batch(
         y_true, y_pred[None], sample_weight=sample_weight, multioutput=multioutput
     )
-    return _finish(scores, multioutput)
+    return _finish(scores, multioutput, y_pred.dtype)
 
 
 @validate_params(_Y, prefer_skip_nested_validation=True)
@@ -643,7 +643,7 @@ def r2_score(
         multioutput=multioutput,
         force_finite=force_finite,
     )
-    return _finish(scores, multioutput)
+    return _finish(scores, multioutput, y_pred.dtype)
 
 
 @validate_params(_TWEEDIE_PARAMS, prefer_skip_nested_validation=True)
@@ -701,7 +701,7 @@ def _d2_pinball(y_true, y_pred, sample_weight, alpha, multioutput):
         alpha=alpha,
         multioutput=multioutput,
     )
-    return _finish(scores, multioutput)
+    return _finish(scores, multioutput, y_pred.dtype)
 
 
 @validate_params(_PINBALL_PARAMS, prefer_skip_nested_validation=True)

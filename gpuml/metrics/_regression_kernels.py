@@ -151,11 +151,15 @@ def _single_output(y_true, name: str) -> None:
         raise ValueError(f"Multioutput not supported in {name}")
 
 
-def _finish(scores, multioutput):
-    """The public result of a batch of one: per-output array or float."""
+def _finish(scores, multioutput, dtype=None):
+    """The public result of a batch of one: per-output array or float.
+
+    Kernels compute in float64; per-output arrays come back in ``dtype``
+    (the inputs' float dtype), as scikit-learn returns them.
+    """
     scores = scores[0]
     if isinstance(multioutput, str) and multioutput == "raw_values":
-        return scores
+        return scores if dtype is None else scores.astype(dtype, copy=False)
     return to_score(scores)
 
 
@@ -178,12 +182,21 @@ def _as_float_array(array, xp: ModuleType):
     return array if array.dtype.kind == "f" else array.astype(np.float64)
 
 
+def _as_float64(values, xp: ModuleType):
+    return _as_float_array(values, xp).astype(xp.float64, copy=False)
+
+
 def _batch_inputs(y_true, y_preds, sample_weight):
-    """``(xp, y_true (n, m), y_preds (k, n, m), sample_weight (n,) or None)``."""
+    """``(xp, y_true (n, m), y_preds (k, n, m), sample_weight (n,) or None)``.
+
+    Everything is converted to float64: the batch reductions run along the
+    samples axis of a (k, n, m) stack, where NumPy adds float32 values one
+    by one (not pairwise), which would cost R² digits at ~1e-5.
+    """
     xp = metric_namespace(y_true, y_preds, sample_weight)
-    y_true, y_preds = _as_float_array(y_true, xp), _as_float_array(y_preds, xp)
+    y_true, y_preds = _as_float64(y_true, xp), _as_float64(y_preds, xp)
     if sample_weight is not None:
-        sample_weight = _as_float_array(sample_weight, xp)
+        sample_weight = _as_float64(sample_weight, xp)
     if y_true.ndim == 1:
         y_true = y_true.reshape(-1, 1)
     if y_preds.ndim == 2:

@@ -127,6 +127,10 @@ class Scorer:
         method = "" if method == "predict" else f", response_method={method!r}"
         return f"make_scorer({self._score_func.__name__}{sign}{method}{kwargs})"
 
+    def _accept_sample_weight(self) -> bool:
+        """Whether the metric takes ``sample_weight`` (scikit-learn's rule)."""
+        return "sample_weight" in inspect.signature(self._score_func).parameters
+
     def _pos_label(self):
         if "pos_label" in self._kwargs:
             return self._kwargs["pos_label"]
@@ -205,6 +209,9 @@ class _PassthroughScorer:
     def __repr__(self) -> str:
         return f"{type(self._estimator).__name__}.score"
 
+    def _accept_sample_weight(self) -> bool:
+        return "sample_weight" in inspect.signature(self._estimator.score).parameters
+
 
 class _HostScorer:
     """A foreign scorer callable, fed host data (the host fallback)."""
@@ -219,6 +226,15 @@ class _HostScorer:
     def __repr__(self) -> str:
         return repr(self._scorer)
 
+    def _accept_sample_weight(self) -> bool:
+        accept = getattr(self._scorer, "_accept_sample_weight", None)
+        if accept is not None:
+            return accept()
+        try:
+            return "sample_weight" in inspect.signature(self._scorer).parameters
+        except (TypeError, ValueError):
+            return False
+
 
 class MultimetricScorer:
     """Several scorers sharing one call per response method.
@@ -231,10 +247,19 @@ class MultimetricScorer:
         self._scorers = scorers
         self._raise_exc = raise_exc
 
+    def _accept_sample_weight(self) -> bool:
+        return any(s._accept_sample_weight() for s in self._scorers.values())
+
     def __call__(self, estimator, X, y_true, **kwargs):
         cache: dict = {}
         scores = {}
+        weight = kwargs.pop("sample_weight", None)
         for name, scorer in self._scorers.items():
+            # As in scikit-learn, only the scorers that take sample_weight get it.
+            if weight is not None and scorer._accept_sample_weight():
+                kwargs["sample_weight"] = weight
+            else:
+                kwargs.pop("sample_weight", None)
             try:
                 if isinstance(scorer, Scorer):
                     # One call per (response method, positive class).

@@ -1,10 +1,14 @@
-"""Model selection: splitters whose indices live where the data lives.
+"""Model selection where the data lives.
 
-The device-resident hyperparameter search (GridSearchCV / RandomizedSearchCV
-with batched candidates and Dask dispatch, DESIGN.md §6) builds on these
-splitters and on the batched scorers of :mod:`gpuml.metrics`.
+- Splitters (:class:`KFold`, :class:`StratifiedKFold`, ...) are scikit-learn's,
+  with indices in the family of ``X``.
+- :class:`GridSearchCV` and :class:`RandomizedSearchCV` are scikit-learn's
+  searches with a device-resident ``fit``: data uploaded once, folds indexed
+  on the device, candidates batched where the estimator allows it (see
+  ``_batch.py``), scores computed on the device.
 """
 
+from gpuml.model_selection._search import GridSearchCV, RandomizedSearchCV
 from gpuml.model_selection._split import (
     GroupKFold,
     KFold,
@@ -16,8 +20,10 @@ from gpuml.model_selection._split import (
 )
 
 __all__ = [
+    "GridSearchCV",
     "GroupKFold",
     "KFold",
+    "RandomizedSearchCV",
     "ShuffleSplit",
     "StratifiedKFold",
     "StratifiedShuffleSplit",

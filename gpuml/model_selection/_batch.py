@@ -1,0 +1,186 @@
+"""The batched-candidates protocol, and how a search groups its candidates.
+
+An estimator opts in to batched fitting with two methods:
+
+``_batch_params(self) -> frozenset[str]``
+    The parameters whose values may differ within one batch (Ridge:
+    ``{"alpha"}``; empty when the current configuration cannot batch).
+
+``_fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None)``
+    Fit one model per dict of ``param_sets`` (values of the batch
+    parameters; every other parameter is the estimator's own) on the
+    training rows of each fold (index arrays in the namespace of ``X``;
+    ``None`` means one fit on all rows). ``X`` and ``y`` are the whole data
+    in the compute namespace. Returns an iterator with one *batch model* per
+    fold, so an estimator can share work across folds (Ridge subtracts each
+    fold's held-out rows from one Gram matrix). It raises if any candidate's
+    own ``fit`` would, and raises :class:`~gpuml.base.BatchUnsupported` to
+    decline data it cannot batch.
+
+A batch model has ``len(model) == len(param_sets)`` and the response methods
+of the estimator (``predict``, and for classifiers ``classes_`` with
+``decision_function`` / ``predict_proba`` / ``predict_log_proba``), each
+returning the candidates' responses stacked on a leading axis:
+``(k, n_samples)`` or ``(k, n_samples, n_columns)``. The batched scorers of
+:mod:`gpuml.metrics` score such a stack in one reduction.
+
+The search groups candidates that differ only in batch parameters (of the
+estimator, or of a Pipeline's final step), fits each group with one
+``_fit_batch`` and scores it with one batched scorer call per metric.
+Everything else is fitted one by one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import clone, is_regressor
+
+from gpuml._array import to_host
+from gpuml.metrics._scorer import MultimetricScorer, Scorer, get_scorer
+
+
+def final_step(estimator):
+    """``(name, step)`` of a Pipeline's last step, or ``(None, estimator)``."""
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list) and steps:
+        return steps[-1]
+    return None, estimator
+
+
+def is_pipeline(estimator) -> bool:
+    return final_step(estimator)[0] is not None
+
+
+def batch_param_names(estimator) -> frozenset:
+    """Search-level names of the parameters ``estimator`` can batch over."""
+    name, step = final_step(estimator)
+    if not hasattr(step, "_fit_batch") or not hasattr(step, "_batch_params"):
+        return frozenset()
+    names = step._batch_params()
+    return frozenset(names if name is None else (f"{name}__{p}" for p in names))
+
+
+def _value_key(value):
+    """A key under which equal parameter values compare equal."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return (type(value), value)
+
+
+@dataclass
+class Group:
+    """Candidates sharing every parameter but batch ones.
+
+    ``fixed`` is set on the estimator; ``members`` lists ``(index, params)``
+    with the candidate's full parameters; ``batch_names`` are the parameter
+    names varying inside the group (empty: fit one by one).
+    """
+
+    fixed: dict
+    members: list = field(default_factory=list)
+    batch_names: frozenset = frozenset()
+
+    @property
+    def batched(self) -> bool:
+        return bool(self.batch_names)
+
+    def param_sets(self) -> list[dict]:
+        """The members' batch parameters, by their names on the final step."""
+        return [
+            {name.rsplit("__", 1)[-1]: params[name] for name in self.batch_names}
+            for _, params in self.members
+        ]
+
+
+def group_candidates(estimator, candidates: list[dict]) -> list[Group]:
+    """Group candidates that one ``_fit_batch`` can fit together.
+
+    Candidates are grouped by their non-batch parameters (in order of first
+    appearance); a group is batched when its configured estimator declares
+    all of its varying parameters batchable.
+    """
+    names = batch_param_names(estimator)
+    groups: dict = {}
+    for index, params in enumerate(candidates):
+        fixed = {k: v for k, v in params.items() if k not in names}
+        key = tuple(sorted((k, _value_key(v)) for k, v in fixed.items()))
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = Group(fixed)
+        group.members.append((index, params))
+    for group in groups.values():
+        varying = frozenset(group.members[0][1]) - frozenset(group.fixed)
+        if varying and any(
+            set(p) != set(group.members[0][1]) for _, p in group.members
+        ):
+            continue  # candidates of one grid dict with different keys
+        configured = clone(estimator).set_params(**clone(group.fixed, safe=False))
+        if varying and varying <= batch_param_names(configured):
+            group.batch_names = varying
+    return list(groups.values())
+
+
+def batch_scorers(scorer, estimator) -> dict | None:
+    """``{name: Scorer}`` for scoring stacked responses, or None if impossible.
+
+    gpuml :class:`~gpuml.metrics.Scorer` objects score stacks of responses
+    (batched on the device for gpuml metrics); ``scoring=None`` means the
+    estimator's ``score``, which for batchable estimators is R² (regressors)
+    or accuracy (classifiers). Any other scorer callable needs a fitted
+    estimator object per candidate, so the group is fitted one by one.
+    """
+    if isinstance(scorer, MultimetricScorer):
+        scorers = scorer._scorers
+        if all(isinstance(s, Scorer) for s in scorers.values()):
+            return dict(scorers)
+        return None
+    if isinstance(scorer, Scorer):
+        return {"score": scorer}
+    if type(scorer).__name__ == "_PassthroughScorer":
+        _, step = final_step(estimator)
+        return {"score": get_scorer("r2" if is_regressor(step) else "accuracy")}
+    return None
+
+
+def batch_response(model, X, scorer: Scorer, estimator):
+    """The stacked response ``scorer`` needs, post-processed like scikit-learn.
+
+    Mirrors :func:`gpuml.metrics.response_values` on a leading candidate
+    axis: for a binary classifier, probabilities are reduced to the positive
+    class's column and a decision function is negated when the positive
+    class is the lesser one.
+    """
+    methods = scorer._response_method
+    methods = (methods,) if isinstance(methods, str) else methods
+    for name in methods:
+        method = getattr(model, name, None)
+        if method is not None:
+            break
+    else:
+        raise AttributeError(
+            f"{type(estimator).__name__} has none of the following attributes: "
+            f"{', '.join(methods)}."
+        )
+    y_pred = method(X)
+    _, step = final_step(estimator)
+    if is_regressor(step) or not hasattr(model, "classes_"):
+        return y_pred
+    classes = np.asarray(to_host(model.classes_))
+    pos_label = scorer._pos_label()
+    if pos_label is not None and pos_label not in classes.tolist():
+        raise ValueError(
+            f"pos_label={pos_label} is not a valid label: It should be one of {classes}"
+        )
+    if classes.shape[0] != 2:
+        return y_pred
+    if pos_label is None:
+        pos_label = classes[-1]
+    if name in ("predict_proba", "predict_log_proba") and y_pred.ndim == 3:
+        return y_pred[:, :, int(np.flatnonzero(classes == pos_label)[0])]
+    if name == "decision_function" and pos_label == classes[0]:
+        return -y_pred
+    return y_pred

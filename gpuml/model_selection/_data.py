@@ -1,0 +1,211 @@
+"""The search's data layer: each input moved to where it is used, once.
+
+A search reads its data through two *views* of the same inputs (``X``, ``y``
+and the fit parameters):
+
+- the **host view**: the objects exactly as the user passed them when they
+  are host data (a pandas DataFrame stays one, so column-based steps keep
+  working), downloaded once when they were device arrays. Estimators that
+  are not gpuml's read this view, as they would in scikit-learn.
+- the **compute view**: the inputs held by the compute namespace ``xp``.
+  With CuPy, host inputs are uploaded *once per search* here, and device
+  inputs are used as they are (no copy); gpuml estimators and batched fits
+  read this view, and every fold is a device index into it.
+
+Each view is built on first use and kept, so data crosses the bus at most
+once in each direction whatever the number of candidates and folds.
+
+Inputs that are not numeric arrays (text documents, object columns) are not
+uploaded: :func:`upload` leaves them on the host, and :func:`take` indexes
+them there, so an estimator that reads documents (a vectorizer) still gets
+each fold's documents. An uploader for such inputs (for instance documents
+encoded as one device byte buffer and offsets) plugs in at :func:`upload`.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import _safe_indexing
+
+from gpuml._array import (
+    DEVICE,
+    as_device_native,
+    input_family,
+    is_sparse,
+    namespace_of,
+    to_host,
+    to_namespace,
+)
+from gpuml._sklearn_compat import num_samples
+
+
+def _is_sample_aligned(value, n_samples: int) -> bool:
+    """Whether a fit parameter is split with the samples (scikit-learn's rule)."""
+    if value is None or isinstance(value, (str, bytes)) or np.isscalar(value):
+        return False
+    if not (hasattr(value, "__len__") or hasattr(value, "shape")):
+        return False
+    try:
+        return num_samples(value) == n_samples
+    except TypeError:
+        return False
+
+
+def upload(value, xp: ModuleType):
+    """``value`` held by ``xp`` when it is numeric data, else ``value`` itself.
+
+    Device inputs (CuPy, cupyx sparse, cuDF, CUDA tensors) are wrapped
+    without a copy; NumPy, pandas and SciPy sparse numeric data are copied
+    once (integer or boolean sparse matrices become float64, the only dtypes
+    cupyx sparse holds beside float32). Text and object data stay where they
+    are.
+    """
+    if value is None:
+        return None
+    if input_family(value) == DEVICE:
+        value = as_device_native(value)
+        return value if xp is namespace_of(value) else to_host(value)
+    if xp is np:
+        if sp.issparse(value) or isinstance(value, np.ndarray):
+            return value
+        array = np.asarray(value)
+        return array if array.dtype.kind in "biuf" else value
+    if sp.issparse(value):
+        if value.dtype.kind not in "fc":
+            value = value.astype(np.float64)
+        return to_namespace(value, xp)
+    array = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        return value
+    return to_namespace(array, xp)
+
+
+def download(value):
+    """``value`` as host data: the object itself unless it is device data."""
+    if value is None or input_family(value) != DEVICE:
+        return value
+    return to_host(as_device_native(value))
+
+
+def take(value, indices):
+    """Rows ``indices`` of ``value``, indexed where ``value`` lives.
+
+    ``indices`` must be in the namespace of ``value`` for arrays (see
+    :meth:`DataView.indices`); host objects of any kind go through
+    :func:`sklearn.utils._safe_indexing`, as in scikit-learn's search.
+    """
+    if value is None:
+        return None
+    if hasattr(value, "shape") and namespace_of(value) is not np:
+        return value[indices]
+    return _safe_indexing(value, indices)
+
+
+class DataView:
+    """``X``, ``y`` and fit parameters as one view holds them (see above)."""
+
+    def __init__(self, X, y, fit_params: dict, xp: ModuleType | None):
+        self.X = X
+        self.y = y
+        self.fit_params = fit_params
+        self.xp = xp  # the namespace indices must be in (None: NumPy)
+        self._indices: dict[int, object] = {}
+
+    def indices(self, host_indices: np.ndarray):
+        """``host_indices`` in this view's index namespace (kept per array)."""
+        if self.xp is None or self.xp is np:
+            return host_indices
+        key = id(host_indices)
+        cached = self._indices.get(key)
+        if cached is None or cached[0] is not host_indices:
+            cached = (host_indices, self.xp.asarray(host_indices))
+            self._indices[key] = cached
+        return cached[1]
+
+    def rows(self, host_indices: np.ndarray, *, pairwise_with=None):
+        """``(X, y, fit_params)`` restricted to the given rows.
+
+        For pairwise estimators (a precomputed kernel), ``pairwise_with``
+        gives the training rows: the columns of ``X`` are restricted to
+        them, as scikit-learn does.
+        """
+        rows = self.indices(host_indices)
+        X = take(self.X, rows)
+        if pairwise_with is not None:
+            columns = self.indices(pairwise_with)
+            X = (
+                X[:, columns]
+                if hasattr(X, "shape")
+                else _safe_indexing(X, columns, axis=1)
+            )
+        params = {
+            k: take(v, rows) if _is_sample_aligned(v, self.n_samples) else v
+            for k, v in self.fit_params.items()
+        }
+        return X, take(self.y, rows), params
+
+    @property
+    def n_samples(self) -> int:
+        return num_samples(self.X)
+
+    def is_device(self) -> bool:
+        """Whether this view holds its arrays in a GPU namespace."""
+        return self.xp is not None and self.xp is not np
+
+
+class SearchData:
+    """A search's inputs, with each view built once, on first use.
+
+    Parameters
+    ----------
+    X, y, fit_params
+        As passed to the search's ``fit`` (``groups`` already removed).
+    xp : module
+        The compute namespace of the search.
+    """
+
+    def __init__(self, X, y, fit_params: dict, xp: ModuleType):
+        self.X, self.y, self.fit_params, self.xp = X, y, dict(fit_params), xp
+        self.n_samples = num_samples(X)
+        self.family = input_family(X)
+        self._host: DataView | None = None
+        self._compute: DataView | None = None
+
+    def _params_with(self, convert) -> dict:
+        return {
+            k: convert(v) if _is_sample_aligned(v, self.n_samples) else v
+            for k, v in self.fit_params.items()
+        }
+
+    def host_view(self) -> DataView:
+        """The inputs as host data (the user's own objects when host data)."""
+        if self._host is None:
+            self._host = DataView(
+                download(self.X), download(self.y), self._params_with(download), np
+            )
+        return self._host
+
+    def compute_view(self) -> DataView:
+        """The inputs held by the compute namespace (uploaded once)."""
+        if self._compute is None:
+            xp = self.xp
+
+            def convert(value):
+                return upload(value, xp)
+
+            X = convert(self.X)
+            self._compute = DataView(X, convert(self.y), self._params_with(convert), xp)
+        return self._compute
+
+    def view(self, on_compute: bool) -> DataView:
+        return self.compute_view() if on_compute else self.host_view()
+
+
+def is_in_namespace(value, xp: ModuleType) -> bool:
+    """Whether ``value`` is an array (dense or sparse) held by ``xp``."""
+    if xp is np:
+        return isinstance(value, np.ndarray) or sp.issparse(value)
+    return (hasattr(value, "shape") and namespace_of(value) is xp) or is_sparse(value)

@@ -1,0 +1,470 @@
+"""GridSearchCV and RandomizedSearchCV that keep the data on the device.
+
+They *are* scikit-learn's classes (same signature, parameter validation,
+``_run_search``, ``cv_results_`` formatting and ranking, ``best_*``
+attributes, ``predict``/``score``/``transform`` delegation); only ``fit``
+is gpuml's. It differs from scikit-learn's in where the work happens:
+
+1. The data are read through a :class:`~gpuml.model_selection._data.SearchData`:
+   uploaded to the compute device once (device inputs not copied at all)
+   for the estimators that compute there (gpuml's), left as they are for
+   the others.
+2. The folds are scikit-learn's, drawn once per ``evaluate_candidates``
+   call on the host from ``y`` and ``groups`` only, and indexed on the device.
+3. Candidates that differ only in parameters an estimator can fit together
+   (Ridge's ``alpha``) are fitted as one batch and scored with one batched
+   scorer call per metric (``_batch.py``); Pipelines fit their transformer
+   prefix once per fold and prefix parameters (``_tasks.py``).
+4. Scores stay on the device until every candidate of the call is done,
+   then come back in one transfer. The best candidate is refitted on the
+   device-resident data and its fitted arrays are returned in the family of
+   the input (NumPy for NumPy input), as if it had been fitted on it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+from sklearn import get_config as sk_get_config
+from sklearn import model_selection as sk
+from sklearn.base import clone, is_classifier
+from sklearn.exceptions import FitFailedWarning
+from sklearn.model_selection import check_cv
+from sklearn.utils.validation import check_consistent_length
+
+from gpuml._array import compute_namespace, input_family, to_host
+from gpuml._sklearn_compat import (
+    insert_error_scores,
+    num_samples,
+    validate_estimator_params,
+)
+from gpuml.base import accepts_device_input, move_fitted_to_family
+from gpuml.metrics._scorer import (
+    MultimetricScorer,
+    Scorer,
+    _check_multimetric_scoring,
+    check_scoring,
+)
+from gpuml.model_selection._batch import final_step, group_candidates, is_pipeline
+from gpuml.model_selection._data import SearchData, download
+from gpuml.model_selection._tasks import (
+    Options,
+    evaluate_group,
+    evaluate_pipeline_groups,
+    has_prefix,
+    resolve_deferred,
+)
+
+
+def _accepts_sample_weight(scorer) -> bool:
+    """Whether ``scorer`` takes ``sample_weight`` (scikit-learn 1.9's rule)."""
+    if isinstance(scorer, MultimetricScorer):
+        return any(_accepts_sample_weight(s) for s in scorer._scorers.values())
+    accept = getattr(scorer, "_accept_sample_weight", None)
+    if accept is not None:
+        return accept()
+    try:
+        return "sample_weight" in inspect.signature(scorer).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _placeholder(n_samples: int) -> np.ndarray:
+    """A zero-memory stand-in for ``X`` that splitters can measure."""
+    return np.broadcast_to(np.float64(0), (n_samples, 1))
+
+
+def _host_folds(cv, n_samples, y, groups) -> list:
+    """The splitter's (train, test) pairs as host int64 arrays."""
+    return [
+        (
+            np.asarray(to_host(train), dtype=np.int64).ravel(),
+            np.asarray(to_host(test), dtype=np.int64).ravel(),
+        )
+        for train, test in cv.split(_placeholder(n_samples), y, groups)
+    ]
+
+
+def _failure_summary(out: list, candidates: list, n_splits: int) -> str:
+    """Each distinct error with the candidates and splits it hit."""
+    where: dict = defaultdict(list)
+    for position, result in enumerate(out):
+        if result["fit_error"] is not None:
+            candidate, split = divmod(position, n_splits)
+            where[result["fit_error"]].append((candidate, split))
+    delimiter = "-" * 80 + "\n"
+    parts = []
+    for error, hits in where.items():
+        by_candidate: dict = defaultdict(list)
+        for candidate, split in hits:
+            by_candidate[candidate].append(split)
+        named = "; ".join(
+            f"{candidates[c]!r} on split(s) {', '.join(map(str, s))}"
+            for c, s in by_candidate.items()
+        )
+        parts.append(
+            f"{delimiter}{len(hits)} fits failed with the following error "
+            f"(candidates: {named}):\n{error}"
+        )
+    return "\n".join(parts)
+
+
+def _warn_or_raise_about_fit_failures(out, candidates, n_splits, error_score):
+    """scikit-learn's failure report, naming the failing candidates."""
+    n_failed = sum(result["fit_error"] is not None for result in out)
+    if not n_failed:
+        return
+    summary = _failure_summary(out, candidates, n_splits)
+    if n_failed == len(out):
+        raise ValueError(
+            f"\nAll the {len(out)} fits failed.\n"
+            "It is very likely that your model is misconfigured.\n"
+            "You can try to debug the error by setting error_score='raise'.\n\n"
+            f"Below are more details about the failures:\n{summary}"
+        )
+    warnings.warn(
+        f"\n{n_failed} fits failed out of a total of {len(out)}.\n"
+        "The score on these train-test partitions for these parameters"
+        f" will be set to {error_score}.\n"
+        "If these failures are not expected, you can try to debug them "
+        "by setting error_score='raise'.\n\n"
+        f"Below are more details about the failures:\n{summary}",
+        FitFailedWarning,
+        stacklevel=4,
+    )
+
+
+def evaluate(
+    estimator,
+    candidates,
+    data: SearchData,
+    folds,
+    scorer,
+    score_params,
+    options: Options,
+) -> list[dict]:
+    """Results of every candidate on every fold, candidate-major (as sklearn)."""
+    groups = group_candidates(estimator, candidates)
+    table = [[None] * len(folds) for _ in candidates]
+    for pipeline, unit in _units(estimator, groups):
+        configured = [
+            clone(estimator).set_params(**clone(g.fixed, safe=False)) for g in unit
+        ]
+        view = data.view(all(accepts_device_input(c) for c in configured))
+        if pipeline is None:
+            for group in unit:
+                evaluate_group(
+                    estimator, group, view, folds, scorer, score_params, options, table
+                )
+        else:
+            evaluate_pipeline_groups(
+                pipeline, unit, view, folds, scorer, score_params, options, table
+            )
+    out = [table[i][s] for i in range(len(candidates)) for s in range(len(folds))]
+    resolve_deferred(out)
+    return out
+
+
+def _units(estimator, groups):
+    """Yield ``(pipeline, groups)``: groups sharing a fitted Pipeline prefix.
+
+    ``pipeline`` is the estimator configured with the shared prefix
+    parameters, or None for groups evaluated on their own.
+    """
+    if not is_pipeline(estimator):
+        for group in groups:
+            yield None, [group]
+        return
+    name, _ = final_step(estimator)
+    units: dict = {}
+    for group in groups:
+        prefix_fixed = {
+            k: v
+            for k, v in group.fixed.items()
+            if k != name and not k.startswith(f"{name}__")
+        }
+        pipeline = clone(estimator).set_params(**clone(prefix_fixed, safe=False))
+        if not has_prefix(pipeline):
+            yield None, [group]
+            continue
+        key = repr(sorted(prefix_fixed.items(), key=lambda kv: kv[0]))
+        if key not in units:
+            units[key] = (pipeline, [])
+        units[key][1].append(group)
+    yield from units.values()
+
+
+class _DeviceSearchMixin:
+    """The device-resident ``fit`` shared by both searches."""
+
+    def _get_scorers(self):
+        """gpuml's scorers for ``scoring`` (and the refit metric's name)."""
+        refit_metric = "score"
+        if (
+            callable(self.scoring)
+            or self.scoring is None
+            or isinstance(self.scoring, str)
+        ):
+            return check_scoring(self.estimator, self.scoring), refit_metric
+        scorers = _check_multimetric_scoring(self.estimator, self.scoring)
+        self._check_refit_for_multimetric(scorers)
+        return (
+            MultimetricScorer(scorers=scorers, raise_exc=self.error_score == "raise"),
+            self.refit,
+        )
+
+    def _score_params(self, scorer, fit_params) -> dict:
+        """``sample_weight`` goes to the scorers too, as in scikit-learn 1.9."""
+        weight = fit_params.get("sample_weight")
+        if weight is None:
+            return {}
+        if isinstance(scorer, MultimetricScorer):
+            for name, s in scorer._scorers.items():
+                if not _accepts_sample_weight(s):
+                    warnings.warn(
+                        f"The scoring {name}={s} does not support sample_weight, "
+                        "which may lead to statistically incorrect results when "
+                        f"fitting {self} with sample_weight. ",
+                        stacklevel=3,
+                    )
+        elif not _accepts_sample_weight(scorer):
+            warnings.warn(
+                f"The scoring {scorer} does not support sample_weight, which may "
+                "lead to statistically incorrect results when fitting "
+                f"{self} with sample_weight. ",
+                stacklevel=3,
+            )
+            return {}
+        return {"sample_weight": weight}
+
+    def fit(self, X, y=None, **params):
+        """Run fit with all sets of parameters, on the compute device.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training data: host (NumPy, pandas, SciPy sparse, lists) or
+            device (CuPy, cupyx sparse, cuDF, CUDA tensors). On a GPU, host
+            data are copied there once for the whole search.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs), \
+                default=None
+            Target relative to X; None for unsupervised learning.
+        **params : dict of str -> object
+            ``groups`` goes to the splitter; everything else to the
+            estimator's ``fit``, split with the samples when it has one entry
+            per sample. ``sample_weight`` also goes to the scorers that
+            accept it, as in scikit-learn.
+
+        Returns
+        -------
+        self : object
+            Instance of fitted estimator.
+        """
+        validate_estimator_params(self)
+        if sk_get_config().get("enable_metadata_routing", False):
+            raise NotImplementedError(
+                "gpuml's searches do not support metadata routing yet. Disable it "
+                "(sklearn.set_config(enable_metadata_routing=False)) or use "
+                "scikit-learn's search class, which accepts gpuml estimators."
+            )
+        scorer, refit_metric = self._get_scorers()
+        check_consistent_length(X, y)
+        params = dict(params)
+        groups = download(params.pop("groups", None))
+        score_params = self._score_params(scorer, params)
+        n_samples = num_samples(X)
+        y_host = download(y)
+        cv_orig = check_cv(self.cv, y_host, classifier=is_classifier(self.estimator))
+        self._checked_cv_orig = cv_orig
+        self.n_splits_ = cv_orig.get_n_splits(_placeholder(n_samples), y_host, groups)
+        base_estimator = clone(self.estimator)
+        data = SearchData(X, y, params, compute_namespace())
+
+        all_candidate_params: list = []
+        all_out: list = []
+        all_more_results: dict = defaultdict(list)
+        results: dict = {}
+
+        def evaluate_candidates(
+            candidate_params, cv=None, more_results=None, callback_ctx=None
+        ):
+            nonlocal results
+            cv = cv or cv_orig
+            candidate_params = list(candidate_params)
+            n_splits = self.n_splits_
+            folds = _host_folds(cv, n_samples, y_host, groups)
+            if len(folds) != n_splits:
+                raise ValueError(
+                    "cv.split and cv.get_n_splits return inconsistent results. "
+                    f"Expected {n_splits} splits, got {len(folds)}"
+                )
+            if self.verbose > 0:
+                n = len(candidate_params)
+                print(
+                    f"Fitting {n_splits} folds for each of {n} candidates, "
+                    f"totalling {n * n_splits} fits"
+                )
+            options = Options(
+                error_score=self.error_score,
+                return_train_score=self.return_train_score,
+                verbose=self.verbose,
+                n_splits=n_splits,
+                n_candidates=len(candidate_params),
+            )
+            out = evaluate(
+                base_estimator,
+                candidate_params,
+                data,
+                folds,
+                scorer,
+                score_params,
+                options,
+            )
+            if not out:
+                raise ValueError(
+                    "No fits were performed. Was the CV iterator empty? "
+                    "Were there no candidates?"
+                )
+            _warn_or_raise_about_fit_failures(
+                out, candidate_params, n_splits, self.error_score
+            )
+            if callable(self.scoring):
+                insert_error_scores(out, self.error_score)
+            all_candidate_params.extend(candidate_params)
+            all_out.extend(out)
+            for key, value in (more_results or {}).items():
+                all_more_results[key].extend(value)
+            results = self._format_results(
+                all_candidate_params, n_splits, all_out, all_more_results
+            )
+            return results
+
+        self._run_search(evaluate_candidates)
+
+        first_test_score = all_out[0]["test_scores"]
+        self.multimetric_ = isinstance(first_test_score, dict)
+        if callable(self.scoring) and self.multimetric_:
+            self._check_refit_for_multimetric(first_test_score)
+            refit_metric = self.refit
+        if self.refit or not self.multimetric_:
+            self.best_index_ = self._select_best_index(
+                self.refit, refit_metric, results
+            )
+            if not callable(self.refit):
+                self.best_score_ = results[f"mean_test_{refit_metric}"][
+                    self.best_index_
+                ]
+            self.best_params_ = results["params"][self.best_index_]
+        if self.refit:
+            self._refit(base_estimator, data)
+        self.scorer_ = self._public_scorer(scorer)
+        self.cv_results_ = results
+        return self
+
+    def _refit(self, base_estimator, data: SearchData) -> None:
+        """Fit the best candidate on all the data, where the search computed.
+
+        Input with feature names (a DataFrame) is refitted as given, so the
+        names are kept; otherwise the device-resident copy is used and the
+        fitted arrays are moved back to the family of ``X``.
+        """
+        best = clone(base_estimator).set_params(**clone(self.best_params_, safe=False))
+        on_compute = accepts_device_input(best) and not hasattr(data.X, "columns")
+        view = data.view(on_compute)
+        start = time.perf_counter()
+        if view.y is None:
+            best.fit(view.X, **view.fit_params)
+        else:
+            best.fit(view.X, view.y, **view.fit_params)
+        if on_compute and input_family(view.X) != data.family:
+            move_fitted_to_family(best, data.family)
+        self.refit_time_ = time.perf_counter() - start
+        self.best_estimator_ = best
+        if hasattr(best, "feature_names_in_"):
+            self.feature_names_in_ = best.feature_names_in_
+
+    def _public_scorer(self, scorer):
+        """``scorer_`` as scikit-learn exposes it (a dict for several metrics)."""
+        if isinstance(scorer, MultimetricScorer):
+            return scorer._scorers
+        if callable(self.scoring) and not isinstance(self.scoring, Scorer):
+            return self.scoring
+        return scorer
+
+
+_FIT_NOTE = """
+    gpuml's version computes where the data lives: on a GPU, host data are
+    copied there once for the whole search, every fold is indexed on the
+    device, candidates that differ only in parameters an estimator can fit
+    together (Ridge's ``alpha``) are fitted and scored as one batch, and
+    only the scores come back, in one transfer. Estimators that are not
+    gpuml's are fitted on host data, as scikit-learn would. See the
+    user guide's "Hyperparameter search" page.
+"""
+
+
+class GridSearchCV(_DeviceSearchMixin, sk.GridSearchCV):
+    def _run_search(self, evaluate_candidates):
+        """Search all candidates in param_grid."""
+        evaluate_candidates(sk.ParameterGrid(self.param_grid))
+
+    __doc__ = (
+        "Exhaustive search over a parameter grid, on the compute device.\n\n"
+        "A drop-in replacement for :class:`sklearn.model_selection.GridSearchCV`"
+        " (same parameters, attributes and results).\n"
+        + _FIT_NOTE
+        + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import Ridge
+    >>> from gpuml.model_selection import GridSearchCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> y = X @ np.arange(5.0) + rng.normal(size=200)
+    >>> search = GridSearchCV(Ridge(), {"alpha": np.logspace(-3, 3, 7)}, cv=5)
+    >>> search.fit(X, y).best_params_["alpha"] <= 10
+    True
+    >>> sorted(search.cv_results_)[:3]
+    ['mean_fit_time', 'mean_score_time', 'mean_test_score']
+"""
+    )
+
+
+class RandomizedSearchCV(_DeviceSearchMixin, sk.RandomizedSearchCV):
+    def _run_search(self, evaluate_candidates):
+        """Search n_iter candidates from param_distributions."""
+        evaluate_candidates(
+            sk.ParameterSampler(
+                self.param_distributions, self.n_iter, random_state=self.random_state
+            )
+        )
+
+    __doc__ = (
+        "Randomized search over parameter settings, on the compute device.\n\n"
+        "A drop-in replacement for "
+        ":class:`sklearn.model_selection.RandomizedSearchCV` (same parameters,"
+        " attributes, sampled candidates for the same ``random_state``, and "
+        "results).\n"
+        + _FIT_NOTE
+        + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import loguniform
+    >>> from gpuml.linear_model import Ridge
+    >>> from gpuml.model_selection import RandomizedSearchCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> y = X @ np.arange(5.0) + rng.normal(size=200)
+    >>> search = RandomizedSearchCV(
+    ...     Ridge(), {"alpha": loguniform(1e-3, 1e3)}, n_iter=8, random_state=0
+    ... ).fit(X, y)
+    >>> len(search.cv_results_["params"])
+    8
+"""
+    )

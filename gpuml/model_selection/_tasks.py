@@ -1,0 +1,775 @@
+"""The work of a search: fit and score candidates on folds, batched or not.
+
+Pure functions of (estimator, data view, candidates, folds, scorer,
+options): they read a :class:`~gpuml.model_selection._data.DataView` and
+return result records in scikit-learn's format (one dict per candidate and
+fold, with ``fit_error``, ``test_scores``, ``train_scores``, ``fit_time``,
+``score_time`` and ``n_test_samples``), so that the search formats
+``cv_results_`` exactly as scikit-learn does. They hold no state of their
+own, so that they can run in the search's process or on a worker that keeps
+the data (distributed dispatch builds on them).
+
+Three ways to evaluate a group of candidates (see ``_batch.py``):
+
+- **batched**: one ``_fit_batch`` for the group on every fold, all
+  candidates scored with one batched scorer call per metric; scores stay
+  on the device until the search collects them all at once;
+- **one by one** (:func:`fit_and_score`): scikit-learn's ``_fit_and_score``,
+  on the view's arrays;
+- in a **Pipeline**, the transformer prefix is fitted once per fold and
+  distinct prefix parameters, and only the final step is fitted per
+  candidate (or batched).
+
+A batched group that raises (out of device memory, a candidate whose fit
+fails) is fitted one by one from the failing fold on, so that each failing
+candidate gets ``error_score`` and its own error; folds already scored are
+kept.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import get_tags
+
+from gpuml._array import namespace_of, to_host
+from gpuml.base import BatchUnsupported
+from gpuml.metrics._scorer import MultimetricScorer
+from gpuml.model_selection._batch import (
+    Group,
+    batch_response,
+    batch_scorers,
+    final_step,
+)
+from gpuml.model_selection._data import DataView, take
+
+
+@dataclass(frozen=True)
+class Options:
+    """Settings shared by every task of one search."""
+
+    error_score: object
+    return_train_score: bool
+    verbose: int
+    n_splits: int
+    n_candidates: int
+
+
+class Deferred:
+    """A score still on the device: entry ``index`` of the array ``scores``."""
+
+    __slots__ = ("index", "scores")
+
+    def __init__(self, scores, index: int):
+        self.scores, self.index = scores, index
+
+
+def _synchronize(xp) -> None:
+    """Wait for the device (so that timings mean what they say)."""
+    if xp is not None and xp is not np:
+        xp.cuda.get_current_stream().synchronize()
+
+
+def resolve_deferred(results: list[dict]) -> None:
+    """Replace every :class:`Deferred` score by a float, in one transfer.
+
+    All device score arrays are concatenated on the device and copied to the
+    host together.
+    """
+    arrays: dict[int, object] = {}
+
+    def collect(value):
+        if isinstance(value, Deferred):
+            arrays.setdefault(id(value.scores), value.scores)
+        elif isinstance(value, dict):
+            for v in value.values():
+                collect(v)
+
+    for result in results:
+        collect(result.get("test_scores"))
+        collect(result.get("train_scores"))
+    if not arrays:
+        return
+    offsets, position = {}, 0
+    for key, array in arrays.items():
+        offsets[key] = position
+        position += array.shape[0]
+    xp = namespace_of(next(iter(arrays.values())))
+    flat = xp.concatenate([a.astype(xp.float64).ravel() for a in arrays.values()])
+    host = np.asarray(to_host(flat), dtype=np.float64)
+
+    def resolve(value):
+        if isinstance(value, Deferred):
+            return float(host[offsets[id(value.scores)] + value.index])
+        if isinstance(value, dict):
+            return {k: resolve(v) for k, v in value.items()}
+        return value
+
+    for result in results:
+        for key in ("test_scores", "train_scores"):
+            if key in result:
+                result[key] = resolve(result[key])
+
+
+# --------------------------------------------------------------------------
+# Messages (scikit-learn's formats)
+# --------------------------------------------------------------------------
+
+
+def _params_message(params: dict) -> str:
+    return ", ".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+def _format_score(value) -> str:
+    if isinstance(value, Deferred):
+        return "(on device)"
+    return f"{value:.3f}"
+
+
+def _print_end(result, params, options: Options, candidate: int, split: int):
+    """scikit-learn's ``[CV i/n] END params; score=... total time=...`` line."""
+    if options.verbose <= 1:
+        return
+    progress = ""
+    if options.verbose > 2:
+        progress = f" {split + 1}/{options.n_splits}"
+        if options.verbose > 9:
+            progress += f"; {candidate + 1}/{options.n_candidates}"
+    end = f"[CV{progress}] END "
+    message = _params_message(params) + (";" if params else "")
+    test, train = result["test_scores"], result.get("train_scores")
+    if options.verbose > 2:
+        if isinstance(test, dict):
+            for name in sorted(test):
+                message += f" {name}: ("
+                if train is not None:
+                    message += f"train={_format_score(train[name])}, "
+                message += f"test={_format_score(test[name])})"
+        elif train is not None:
+            message += f", score=(train={_format_score(train)}, "
+            message += f"test={_format_score(test)})"
+        else:
+            message += f", score={_format_score(test)}"
+    total = result["fit_time"] + result["score_time"]
+    message += f" total time={_short_time(total)}"
+    print(end + "." * max(0, 80 - len(end) - len(message)) + message)
+
+
+def _short_time(seconds: float) -> str:
+    if seconds >= 60:
+        return f"{seconds / 60:4.1f}min"
+    return f"{seconds:5.1f}s" if seconds >= 0.1 else f"{seconds * 1000:5.1f}ms"
+
+
+def _error_scores(scorer, value):
+    if isinstance(scorer, MultimetricScorer):
+        return dict.fromkeys(scorer._scorers, value)
+    return value
+
+
+def _failed_result(scorer, options: Options, fit_time: float, n_test: int) -> dict:
+    result = {
+        "fit_error": traceback.format_exc(),
+        "test_scores": _error_scores(scorer, options.error_score),
+        "n_test_samples": n_test,
+        "fit_time": fit_time,
+        "score_time": 0.0,
+    }
+    if options.return_train_score:
+        result["train_scores"] = _error_scores(scorer, options.error_score)
+    return result
+
+
+# --------------------------------------------------------------------------
+# Scoring
+# --------------------------------------------------------------------------
+
+
+def _scoring_failed(error_score, details: str) -> None:
+    warnings.warn(
+        "Scoring failed. The score on this train-test partition for these "
+        f"parameters will be set to {error_score}. Details: \n{details}",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+def _check_number(score, name) -> float:
+    if hasattr(score, "item"):
+        try:
+            score = score.item()
+        except ValueError:
+            pass
+    if not isinstance(score, numbers.Number):
+        raise ValueError(
+            f"scoring must return a number, got {score} ({type(score)}) instead. "
+            f"(scorer={name})"
+        )
+    return score
+
+
+def score(estimator, X, y, scorer, score_params: dict, error_score):
+    """scikit-learn's ``_score``: a float, or ``{name: float}`` for several."""
+    try:
+        if y is None:
+            scores = scorer(estimator, X, **score_params)
+        else:
+            scores = scorer(estimator, X, y, **score_params)
+    except Exception:
+        if isinstance(scorer, MultimetricScorer) or error_score == "raise":
+            raise
+        _scoring_failed(error_score, traceback.format_exc())
+        scores = error_score
+    if isinstance(scores, dict):
+        for name, value in scores.items():
+            if isinstance(value, str):  # a failing metric's traceback
+                _scoring_failed(error_score, value)
+                value = error_score
+            scores[name] = _check_number(value, name)
+        return scores
+    return _check_number(scores, scorer)
+
+
+def _score_batch(model, estimator, X, y, scorers: dict, sample_weight, error_score):
+    """``{name: (k,) scores}`` of a batch model: one batched call per metric.
+
+    A metric whose batched call raises is scored candidate by candidate, so
+    that only the failing candidates get ``error_score``.
+    """
+    responses: dict = {}
+    out = {}
+    for name, scorer in scorers.items():
+        key = repr((scorer._response_method, scorer._pos_label()))
+        if key not in responses:
+            responses[key] = batch_response(model, X, scorer, estimator)
+        stack = responses[key]
+        try:
+            out[name] = scorer.score_predictions(y, stack, sample_weight=sample_weight)
+        except Exception:
+            if error_score == "raise" and len(model) == 1:
+                raise
+            out[name] = _score_each(scorer, stack, y, sample_weight, error_score)
+    return out
+
+
+def _score_each(scorer, stack, y, sample_weight, error_score) -> np.ndarray:
+    scores = np.empty(stack.shape[0], dtype=np.float64)
+    for i in range(stack.shape[0]):
+        try:
+            scores[i] = float(scorer._score_response(stack[i], y, sample_weight, {}))
+        except Exception:
+            if error_score == "raise":
+                raise
+            _scoring_failed(error_score, traceback.format_exc())
+            scores[i] = error_score
+    return scores
+
+
+# --------------------------------------------------------------------------
+# One candidate on one fold
+# --------------------------------------------------------------------------
+
+
+def fit_and_score(
+    estimator,
+    view: DataView,
+    train,
+    test,
+    scorer,
+    score_params: dict,
+    options: Options,
+    *,
+    params: dict,
+    candidate: int,
+    split: int,
+) -> dict:
+    """Fit ``estimator`` (already configured) on ``train`` and score it.
+
+    scikit-learn's ``_fit_and_score``, reading the view's arrays: device
+    arrays for gpuml estimators on a GPU, so that nothing crosses the bus.
+    """
+    pairwise = get_tags(estimator).input_tags.pairwise
+    X_train, y_train, fit_params = view.rows(
+        train, pairwise_with=train if pairwise else None
+    )
+    X_test, y_test, _ = view.rows(test, pairwise_with=train if pairwise else None)
+    test_params, train_params = _score_params(view, score_params, train, test)
+    start = time.perf_counter()
+    try:
+        if y_train is None:
+            estimator.fit(X_train, **fit_params)
+        else:
+            estimator.fit(X_train, y_train, **fit_params)
+        _synchronize(view.xp)
+    except Exception:
+        if options.error_score == "raise":
+            raise
+        result = _failed_result(
+            scorer, options, time.perf_counter() - start, _length(X_test)
+        )
+        _print_end(result, params, options, candidate, split)
+        return result
+    return _score_fitted(
+        estimator,
+        (X_train, y_train, train_params),
+        (X_test, y_test, test_params),
+        scorer,
+        options,
+        fit_time=time.perf_counter() - start,
+        params=params,
+        candidate=candidate,
+        split=split,
+    )
+
+
+def _score_fitted(
+    estimator, train, test, scorer, options, *, fit_time, params, candidate, split
+):
+    start = time.perf_counter()
+    result = {"fit_error": None}
+    X_test, y_test, test_params = test
+    result["test_scores"] = score(
+        estimator, X_test, y_test, scorer, test_params, options.error_score
+    )
+    score_time = time.perf_counter() - start
+    if options.return_train_score:
+        X_train, y_train, train_params = train
+        result["train_scores"] = score(
+            estimator, X_train, y_train, scorer, train_params, options.error_score
+        )
+    result["n_test_samples"] = _length(test[0])
+    result["fit_time"] = fit_time
+    result["score_time"] = score_time
+    _print_end(result, params, options, candidate, split)
+    return result
+
+
+def _length(X) -> int:
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _score_params(view: DataView, score_params: dict, train, test):
+    """The scorer's ``sample_weight`` for the test and train rows."""
+    weight = score_params.get("sample_weight")
+    if weight is None:
+        return {}, {}
+    view_weight = view.fit_params.get("sample_weight", weight)
+    return (
+        {"sample_weight": take(view_weight, view.indices(test))},
+        {"sample_weight": take(view_weight, view.indices(train))},
+    )
+
+
+# --------------------------------------------------------------------------
+# Groups of candidates
+# --------------------------------------------------------------------------
+
+
+def evaluate_group(
+    estimator,
+    group: Group,
+    view: DataView,
+    folds: list,
+    scorer,
+    score_params: dict,
+    options: Options,
+    table: list,
+) -> None:
+    """Evaluate a group's candidates on every fold, filling ``table[i][s]``.
+
+    ``estimator`` is the unfitted base estimator; ``folds`` are host
+    (train, test) index pairs.
+    """
+    configured = clone(estimator).set_params(**clone(group.fixed, safe=False))
+    remaining = range(len(folds))
+    scorers = batch_scorers(scorer, configured) if group.batched else None
+    if scorers is not None and view.y is not None:
+        remaining = _evaluate_batched(
+            configured, group, view, folds, scorers, score_params, options, table
+        )
+    for split in remaining:
+        train, test = folds[split]
+        for index, params in group.members:
+            candidate = clone(configured).set_params(**clone(params, safe=False))
+            table[index][split] = fit_and_score(
+                candidate,
+                view,
+                train,
+                test,
+                scorer,
+                score_params,
+                options,
+                params=params,
+                candidate=index,
+                split=split,
+            )
+
+
+def has_prefix(pipeline) -> bool:
+    """Whether a Pipeline has a transformer before its final step."""
+    return any(
+        step is not None and step != "passthrough" for _, step in pipeline.steps[:-1]
+    )
+
+
+def _evaluate_batched(
+    configured, group, view, folds, scorers, score_params, options, table
+) -> range:
+    """Fit and score a group with one ``_fit_batch``; return folds left undone."""
+    name, step = final_step(configured)
+    weight_name = "sample_weight" if name is None else f"{name}__sample_weight"
+    fit_params = view.fit_params
+    if set(fit_params) - {weight_name}:
+        return range(len(folds))  # the protocol takes sample_weight only
+    sample_weight = fit_params.get(weight_name)
+    trains = [view.indices(train) for train, _ in folds]
+    start = time.perf_counter()
+    done = 0  # folds fitted and scored from the batch
+    try:
+        batches = step._fit_batch(
+            view.X,
+            view.y,
+            group.param_sets(),
+            folds=trains,
+            sample_weight=sample_weight,
+        )
+        for split, model in enumerate(batches):
+            _synchronize(view.xp)
+            fit_time = time.perf_counter() - start
+            train, test = folds[split]
+            _record_batch(
+                model,
+                configured,
+                group,
+                view,
+                (train, test),
+                scorers,
+                score_params,
+                options,
+                table,
+                fit_time=fit_time,
+                split=split,
+            )
+            done = split + 1
+            start = time.perf_counter()
+    except Exception as exc:
+        _batch_fell_back(exc, group, done, options)
+        return range(done, len(folds))
+    return range(0)
+
+
+def _batch_fell_back(exc, group: Group, split: int, options: Options) -> None:
+    """Say (at verbose > 0) why a batch is refitted one by one."""
+    if options.verbose > 0 and not isinstance(exc, BatchUnsupported):
+        print(
+            f"Batched fit of {len(group.members)} candidates failed on split "
+            f"{split} ({type(exc).__name__}: {exc}); fitting them one by one."
+        )
+
+
+def _record_batch(
+    model,
+    configured,
+    group,
+    view,
+    fold,
+    scorers,
+    score_params,
+    options,
+    table,
+    *,
+    fit_time,
+    split,
+    X_pair=None,
+):
+    """Score a fold's batch model and store one record per candidate."""
+    train, test = fold
+    if X_pair is None:
+        X_test, y_test, _ = view.rows(test)
+        X_train = y_train = None
+        if options.return_train_score:
+            X_train, y_train, _ = view.rows(train)
+    else:
+        (X_train, y_train), (X_test, y_test) = X_pair
+    test_params, train_params = _score_params(view, score_params, train, test)
+    start = time.perf_counter()
+    test_scores = _score_batch(
+        model,
+        configured,
+        X_test,
+        y_test,
+        scorers,
+        test_params.get("sample_weight"),
+        options.error_score,
+    )
+    train_scores = None
+    if options.return_train_score:
+        train_scores = _score_batch(
+            model,
+            configured,
+            X_train,
+            y_train,
+            scorers,
+            train_params.get("sample_weight"),
+            options.error_score,
+        )
+    score_time = time.perf_counter() - start
+    if options.verbose > 2:  # the progress lines show the scores: fetch them now
+        test_scores = {n: to_host(s) for n, s in test_scores.items()}
+        if train_scores is not None:
+            train_scores = {n: to_host(s) for n, s in train_scores.items()}
+    k = len(group.members)
+    single = list(scorers) == ["score"]
+    for position, (index, params) in enumerate(group.members):
+
+        def pick(scores, position=position):
+            picked = {
+                n: float(s[position])
+                if isinstance(s, np.ndarray)
+                else Deferred(s, position)
+                for n, s in scores.items()
+            }
+            return picked["score"] if single else picked
+
+        result = {
+            "fit_error": None,
+            "test_scores": pick(test_scores),
+            "n_test_samples": _length(X_test),
+            "fit_time": fit_time / k,
+            "score_time": score_time / k,
+        }
+        if train_scores is not None:
+            result["train_scores"] = pick(train_scores)
+        table[index][split] = result
+        _print_end(result, params, options, index, split)
+
+
+def evaluate_pipeline_groups(
+    pipeline, groups: list, view, folds, scorer, score_params, options, table
+) -> None:
+    """Groups of a Pipeline sharing their prefix parameters, fold by fold.
+
+    ``pipeline`` is configured with those prefix parameters. On each fold the
+    transformer prefix is fitted once and transforms the fold's rows once;
+    each group then fits only the final step: batched when it can, else one
+    candidate at a time. Candidates are scored through an assembled, fitted
+    Pipeline (so any scorer sees the estimator it expects), batched groups
+    through the final step's batch model on the transformed test rows.
+    """
+    name, _ = final_step(pipeline)
+    prefix = pipeline[:-1]
+    prefix_params, final_params = _split_pipeline_params(view.fit_params, name)
+    members = [member for group in groups for member in group.members]
+    batched = {}
+    for position, group in enumerate(groups):
+        configured = clone(pipeline).set_params(**clone(group.fixed, safe=False))
+        scorers = batch_scorers(scorer, configured) if group.batched else None
+        if scorers is not None and view.y is not None:
+            if not set(final_params) - {"sample_weight"}:
+                batched[position] = (configured, scorers)
+    for split, (train, test) in enumerate(folds):
+        X_train, y_train, _ = view.rows(train)
+        X_test, y_test, _ = view.rows(test)
+        rows = view.indices(train)
+        fold_prefix_params = {k: take(v, rows) for k, v in prefix_params.items()}
+        fold_final_params = {k: take(v, rows) for k, v in final_params.items()}
+        start = time.perf_counter()
+        fitted_prefix = clone(prefix)
+        try:
+            Xt_train = fitted_prefix.fit_transform(
+                X_train, y_train, **fold_prefix_params
+            )
+            Xt_test = fitted_prefix.transform(X_test)
+            _synchronize(view.xp)
+        except Exception:
+            if options.error_score == "raise":
+                raise
+            elapsed = time.perf_counter() - start
+            for index, params in members:
+                result = _failed_result(scorer, options, elapsed, _length(X_test))
+                table[index][split] = result
+                _print_end(result, params, options, index, split)
+            continue
+        prefix_time = (time.perf_counter() - start) / len(members)
+        fold = _PipelineFold(
+            name,
+            fitted_prefix,
+            (X_train, y_train),
+            (X_test, y_test),
+            (Xt_train, Xt_test),
+            fold_final_params,
+            prefix_time,
+        )
+        for position, group in enumerate(groups):
+            if position in batched:
+                configured, scorers = batched[position]
+                if _pipeline_batch(
+                    fold,
+                    configured,
+                    group,
+                    view,
+                    (train, test),
+                    scorers,
+                    score_params,
+                    options,
+                    table,
+                    split,
+                ):
+                    continue
+                del batched[position]  # fitted one by one from now on
+            for index, params in group.members:
+                candidate = clone(pipeline).set_params(**clone(params, safe=False))
+                table[index][split] = _pipeline_one(
+                    fold,
+                    candidate,
+                    view,
+                    (train, test),
+                    scorer,
+                    score_params,
+                    options,
+                    params=params,
+                    candidate_index=index,
+                    split=split,
+                )
+
+
+@dataclass
+class _PipelineFold:
+    """One fold of a Pipeline search, with its prefix fitted."""
+
+    name: str
+    prefix: object
+    train: tuple
+    test: tuple
+    transformed: tuple
+    final_params: dict
+    prefix_time: float
+
+
+def _pipeline_batch(
+    fold,
+    configured,
+    group,
+    view,
+    indices,
+    scorers,
+    score_params,
+    options,
+    table,
+    split,
+) -> bool:
+    """The final step's batched fit on a fold; False when it fell back."""
+    _, final = final_step(configured)
+    Xt_train, Xt_test = fold.transformed
+    start = time.perf_counter()
+    try:
+        model = next(
+            iter(
+                final._fit_batch(
+                    Xt_train,
+                    fold.train[1],
+                    group.param_sets(),
+                    folds=None,
+                    sample_weight=fold.final_params.get("sample_weight"),
+                )
+            )
+        )
+        _synchronize(view.xp)
+        fit_time = time.perf_counter() - start + fold.prefix_time * len(group.members)
+        _record_batch(
+            model,
+            configured,
+            group,
+            view,
+            indices,
+            scorers,
+            score_params,
+            options,
+            table,
+            fit_time=fit_time,
+            split=split,
+            X_pair=((Xt_train, fold.train[1]), (Xt_test, fold.test[1])),
+        )
+    except Exception as exc:
+        _batch_fell_back(exc, group, split, options)
+        return False
+    return True
+
+
+def _pipeline_one(
+    fold,
+    candidate,
+    view,
+    indices,
+    scorer,
+    score_params,
+    options,
+    *,
+    params,
+    candidate_index,
+    split,
+) -> dict:
+    """One candidate's final step on a fold whose prefix is fitted."""
+    train, test = indices
+    fitted_final = candidate.steps[-1][1]
+    Xt_train, _ = fold.transformed
+    y_train = fold.train[1]
+    start = time.perf_counter()
+    try:
+        if y_train is None:
+            fitted_final.fit(Xt_train, **fold.final_params)
+        else:
+            fitted_final.fit(Xt_train, y_train, **fold.final_params)
+        _synchronize(view.xp)
+    except Exception:
+        if options.error_score == "raise":
+            raise
+        result = _failed_result(
+            scorer,
+            options,
+            time.perf_counter() - start + fold.prefix_time,
+            _length(fold.test[0]),
+        )
+        _print_end(result, params, options, candidate_index, split)
+        return result
+    assembled = copy.copy(candidate)
+    assembled.steps = [*fold.prefix.steps, (fold.name, fitted_final)]
+    test_params, train_params = _score_params(view, score_params, train, test)
+    return _score_fitted(
+        assembled,
+        (*fold.train, train_params),
+        (*fold.test, test_params),
+        scorer,
+        options,
+        fit_time=time.perf_counter() - start + fold.prefix_time,
+        params=params,
+        candidate=candidate_index,
+        split=split,
+    )
+
+
+def _split_pipeline_params(fit_params: dict, final_name: str):
+    """Pipeline fit parameters: ``step__p`` for the prefix, ``p`` for the final."""
+    prefix, final = {}, {}
+    for key, value in fit_params.items():
+        step, _, param = key.partition("__")
+        if not param:
+            raise ValueError(
+                f"Pipeline.fit does not accept the {key} parameter. You can pass "
+                "parameters to specific steps of your pipeline using the "
+                "stepname__parameter format, e.g. "
+                "`Pipeline.fit(X, y, logisticregression__sample_weight"
+                "=sample_weight)`."
+            )
+        if step == final_name:
+            final[param] = value
+        else:
+            prefix[key] = value
+    return prefix, final
