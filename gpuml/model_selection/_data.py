@@ -34,7 +34,6 @@ from gpuml._array import (
     DEVICE,
     as_device_native,
     input_family,
-    is_sparse,
     namespace_of,
     to_host,
     to_namespace,
@@ -151,10 +150,6 @@ class DataView:
     def n_samples(self) -> int:
         return num_samples(self.X)
 
-    def is_device(self) -> bool:
-        """Whether this view holds its arrays in a GPU namespace."""
-        return self.xp is not None and self.xp is not np
-
 
 class SearchData:
     """A search's inputs, with each view built once, on first use.
@@ -202,10 +197,3 @@ class SearchData:
 
     def view(self, on_compute: bool) -> DataView:
         return self.compute_view() if on_compute else self.host_view()
-
-
-def is_in_namespace(value, xp: ModuleType) -> bool:
-    """Whether ``value`` is an array (dense or sparse) held by ``xp``."""
-    if xp is np:
-        return isinstance(value, np.ndarray) or sp.issparse(value)
-    return (hasattr(value, "shape") and namespace_of(value) is xp) or is_sparse(value)

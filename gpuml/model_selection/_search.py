@@ -51,12 +51,11 @@ from gpuml.metrics._scorer import (
 )
 from gpuml.model_selection._batch import final_step, group_candidates, is_pipeline
 from gpuml.model_selection._data import SearchData, download
+from gpuml.model_selection._results import Options, resolve_deferred
 from gpuml.model_selection._tasks import (
-    Options,
     evaluate_group,
     evaluate_pipeline_groups,
     has_prefix,
-    resolve_deferred,
 )
 
 

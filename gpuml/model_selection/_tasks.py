@@ -29,248 +29,26 @@ kept.
 from __future__ import annotations
 
 import copy
-import numbers
 import time
-import traceback
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils import get_tags
 
-from gpuml._array import namespace_of, to_host
+from gpuml._array import to_host
 from gpuml.base import BatchUnsupported
-from gpuml.metrics._scorer import MultimetricScorer
-from gpuml.model_selection._batch import (
-    Group,
-    batch_response,
-    batch_scorers,
-    final_step,
-)
+from gpuml.model_selection._batch import Group, batch_scorers, final_step
 from gpuml.model_selection._data import DataView, take
-
-
-@dataclass(frozen=True)
-class Options:
-    """Settings shared by every task of one search."""
-
-    error_score: object
-    return_train_score: bool
-    verbose: int
-    n_splits: int
-    n_candidates: int
-
-
-class Deferred:
-    """A score still on the device: entry ``index`` of the array ``scores``."""
-
-    __slots__ = ("index", "scores")
-
-    def __init__(self, scores, index: int):
-        self.scores, self.index = scores, index
-
-
-def _synchronize(xp) -> None:
-    """Wait for the device (so that timings mean what they say)."""
-    if xp is not None and xp is not np:
-        xp.cuda.get_current_stream().synchronize()
-
-
-def resolve_deferred(results: list[dict]) -> None:
-    """Replace every :class:`Deferred` score by a float, in one transfer.
-
-    All device score arrays are concatenated on the device and copied to the
-    host together.
-    """
-    arrays: dict[int, object] = {}
-
-    def collect(value):
-        if isinstance(value, Deferred):
-            arrays.setdefault(id(value.scores), value.scores)
-        elif isinstance(value, dict):
-            for v in value.values():
-                collect(v)
-
-    for result in results:
-        collect(result.get("test_scores"))
-        collect(result.get("train_scores"))
-    if not arrays:
-        return
-    offsets, position = {}, 0
-    for key, array in arrays.items():
-        offsets[key] = position
-        position += array.shape[0]
-    xp = namespace_of(next(iter(arrays.values())))
-    flat = xp.concatenate([a.astype(xp.float64).ravel() for a in arrays.values()])
-    host = np.asarray(to_host(flat), dtype=np.float64)
-
-    def resolve(value):
-        if isinstance(value, Deferred):
-            return float(host[offsets[id(value.scores)] + value.index])
-        if isinstance(value, dict):
-            return {k: resolve(v) for k, v in value.items()}
-        return value
-
-    for result in results:
-        for key in ("test_scores", "train_scores"):
-            if key in result:
-                result[key] = resolve(result[key])
-
-
-# --------------------------------------------------------------------------
-# Messages (scikit-learn's formats)
-# --------------------------------------------------------------------------
-
-
-def _params_message(params: dict) -> str:
-    return ", ".join(f"{k}={params[k]}" for k in sorted(params))
-
-
-def _format_score(value) -> str:
-    if isinstance(value, Deferred):
-        return "(on device)"
-    return f"{value:.3f}"
-
-
-def _print_end(result, params, options: Options, candidate: int, split: int):
-    """scikit-learn's ``[CV i/n] END params; score=... total time=...`` line."""
-    if options.verbose <= 1:
-        return
-    progress = ""
-    if options.verbose > 2:
-        progress = f" {split + 1}/{options.n_splits}"
-        if options.verbose > 9:
-            progress += f"; {candidate + 1}/{options.n_candidates}"
-    end = f"[CV{progress}] END "
-    message = _params_message(params) + (";" if params else "")
-    test, train = result["test_scores"], result.get("train_scores")
-    if options.verbose > 2:
-        if isinstance(test, dict):
-            for name in sorted(test):
-                message += f" {name}: ("
-                if train is not None:
-                    message += f"train={_format_score(train[name])}, "
-                message += f"test={_format_score(test[name])})"
-        elif train is not None:
-            message += f", score=(train={_format_score(train)}, "
-            message += f"test={_format_score(test)})"
-        else:
-            message += f", score={_format_score(test)}"
-    total = result["fit_time"] + result["score_time"]
-    message += f" total time={_short_time(total)}"
-    print(end + "." * max(0, 80 - len(end) - len(message)) + message)
-
-
-def _short_time(seconds: float) -> str:
-    if seconds >= 60:
-        return f"{seconds / 60:4.1f}min"
-    return f"{seconds:5.1f}s" if seconds >= 0.1 else f"{seconds * 1000:5.1f}ms"
-
-
-def _error_scores(scorer, value):
-    if isinstance(scorer, MultimetricScorer):
-        return dict.fromkeys(scorer._scorers, value)
-    return value
-
-
-def _failed_result(scorer, options: Options, fit_time: float, n_test: int) -> dict:
-    result = {
-        "fit_error": traceback.format_exc(),
-        "test_scores": _error_scores(scorer, options.error_score),
-        "n_test_samples": n_test,
-        "fit_time": fit_time,
-        "score_time": 0.0,
-    }
-    if options.return_train_score:
-        result["train_scores"] = _error_scores(scorer, options.error_score)
-    return result
-
-
-# --------------------------------------------------------------------------
-# Scoring
-# --------------------------------------------------------------------------
-
-
-def _scoring_failed(error_score, details: str) -> None:
-    warnings.warn(
-        "Scoring failed. The score on this train-test partition for these "
-        f"parameters will be set to {error_score}. Details: \n{details}",
-        UserWarning,
-        stacklevel=3,
-    )
-
-
-def _check_number(score, name) -> float:
-    if hasattr(score, "item"):
-        try:
-            score = score.item()
-        except ValueError:
-            pass
-    if not isinstance(score, numbers.Number):
-        raise ValueError(
-            f"scoring must return a number, got {score} ({type(score)}) instead. "
-            f"(scorer={name})"
-        )
-    return score
-
-
-def score(estimator, X, y, scorer, score_params: dict, error_score):
-    """scikit-learn's ``_score``: a float, or ``{name: float}`` for several."""
-    try:
-        if y is None:
-            scores = scorer(estimator, X, **score_params)
-        else:
-            scores = scorer(estimator, X, y, **score_params)
-    except Exception:
-        if isinstance(scorer, MultimetricScorer) or error_score == "raise":
-            raise
-        _scoring_failed(error_score, traceback.format_exc())
-        scores = error_score
-    if isinstance(scores, dict):
-        for name, value in scores.items():
-            if isinstance(value, str):  # a failing metric's traceback
-                _scoring_failed(error_score, value)
-                value = error_score
-            scores[name] = _check_number(value, name)
-        return scores
-    return _check_number(scores, scorer)
-
-
-def _score_batch(model, estimator, X, y, scorers: dict, sample_weight, error_score):
-    """``{name: (k,) scores}`` of a batch model: one batched call per metric.
-
-    A metric whose batched call raises is scored candidate by candidate, so
-    that only the failing candidates get ``error_score``.
-    """
-    responses: dict = {}
-    out = {}
-    for name, scorer in scorers.items():
-        key = repr((scorer._response_method, scorer._pos_label()))
-        if key not in responses:
-            responses[key] = batch_response(model, X, scorer, estimator)
-        stack = responses[key]
-        try:
-            out[name] = scorer.score_predictions(y, stack, sample_weight=sample_weight)
-        except Exception:
-            if error_score == "raise" and len(model) == 1:
-                raise
-            out[name] = _score_each(scorer, stack, y, sample_weight, error_score)
-    return out
-
-
-def _score_each(scorer, stack, y, sample_weight, error_score) -> np.ndarray:
-    scores = np.empty(stack.shape[0], dtype=np.float64)
-    for i in range(stack.shape[0]):
-        try:
-            scores[i] = float(scorer._score_response(stack[i], y, sample_weight, {}))
-        except Exception:
-            if error_score == "raise":
-                raise
-            _scoring_failed(error_score, traceback.format_exc())
-            scores[i] = error_score
-    return scores
-
+from gpuml.model_selection._results import (
+    Deferred,
+    Options,
+    failed_result,
+    print_end,
+    score,
+    score_batch,
+    synchronize,
+)
 
 # --------------------------------------------------------------------------
 # One candidate on one fold
@@ -307,14 +85,14 @@ def fit_and_score(
             estimator.fit(X_train, **fit_params)
         else:
             estimator.fit(X_train, y_train, **fit_params)
-        _synchronize(view.xp)
+        synchronize(view.xp)
     except Exception:
         if options.error_score == "raise":
             raise
-        result = _failed_result(
+        result = failed_result(
             scorer, options, time.perf_counter() - start, _length(X_test)
         )
-        _print_end(result, params, options, candidate, split)
+        print_end(result, params, options, candidate, split)
         return result
     return _score_fitted(
         estimator,
@@ -347,7 +125,7 @@ def _score_fitted(
     result["n_test_samples"] = _length(test[0])
     result["fit_time"] = fit_time
     result["score_time"] = score_time
-    _print_end(result, params, options, candidate, split)
+    print_end(result, params, options, candidate, split)
     return result
 
 
@@ -441,7 +219,7 @@ def _evaluate_batched(
             sample_weight=sample_weight,
         )
         for split, model in enumerate(batches):
-            _synchronize(view.xp)
+            synchronize(view.xp)
             fit_time = time.perf_counter() - start
             train, test = folds[split]
             _record_batch(
@@ -500,7 +278,7 @@ def _record_batch(
         (X_train, y_train), (X_test, y_test) = X_pair
     test_params, train_params = _score_params(view, score_params, train, test)
     start = time.perf_counter()
-    test_scores = _score_batch(
+    test_scores = score_batch(
         model,
         configured,
         X_test,
@@ -511,7 +289,7 @@ def _record_batch(
     )
     train_scores = None
     if options.return_train_score:
-        train_scores = _score_batch(
+        train_scores = score_batch(
             model,
             configured,
             X_train,
@@ -548,7 +326,7 @@ def _record_batch(
         if train_scores is not None:
             result["train_scores"] = pick(train_scores)
         table[index][split] = result
-        _print_end(result, params, options, index, split)
+        print_end(result, params, options, index, split)
 
 
 def evaluate_pipeline_groups(
@@ -587,15 +365,15 @@ def evaluate_pipeline_groups(
                 X_train, y_train, **fold_prefix_params
             )
             Xt_test = fitted_prefix.transform(X_test)
-            _synchronize(view.xp)
+            synchronize(view.xp)
         except Exception:
             if options.error_score == "raise":
                 raise
             elapsed = time.perf_counter() - start
             for index, params in members:
-                result = _failed_result(scorer, options, elapsed, _length(X_test))
+                result = failed_result(scorer, options, elapsed, _length(X_test))
                 table[index][split] = result
-                _print_end(result, params, options, index, split)
+                print_end(result, params, options, index, split)
             continue
         prefix_time = (time.perf_counter() - start) / len(members)
         fold = _PipelineFold(
@@ -681,7 +459,7 @@ def _pipeline_batch(
                 )
             )
         )
-        _synchronize(view.xp)
+        synchronize(view.xp)
         fit_time = time.perf_counter() - start + fold.prefix_time * len(group.members)
         _record_batch(
             model,
@@ -727,17 +505,17 @@ def _pipeline_one(
             fitted_final.fit(Xt_train, **fold.final_params)
         else:
             fitted_final.fit(Xt_train, y_train, **fold.final_params)
-        _synchronize(view.xp)
+        synchronize(view.xp)
     except Exception:
         if options.error_score == "raise":
             raise
-        result = _failed_result(
+        result = failed_result(
             scorer,
             options,
             time.perf_counter() - start + fold.prefix_time,
             _length(fold.test[0]),
         )
-        _print_end(result, params, options, candidate_index, split)
+        print_end(result, params, options, candidate_index, split)
         return result
     assembled = copy.copy(candidate)
     assembled.steps = [*fold.prefix.steps, (fold.name, fitted_final)]
