@@ -42,7 +42,10 @@ def main() -> None:
     print("eigh 256 float64          ", _ms(cupy.linalg.eigh, G.astype(cupy.float64)))
     print("eigh 5x256 float32 stacked", _ms(cupy.linalg.eigh, stacked))
     print("cholesky 20x256 stacked   ", _ms(cupy.linalg.cholesky, shifted))
-    print("solve 20x256 stacked      ", _ms(cupy.linalg.solve, shifted, cupy.stack([B] * 20)))
+    print(
+        "solve 20x256 stacked      ",
+        _ms(cupy.linalg.solve, shifted, cupy.stack([B] * 20)),
+    )
     print("Gram 400k x 256           ", _ms(lambda: Xg.T @ Xg))
     print("gather 80k rows           ", _ms(lambda: Xg[cupy.arange(80_000)]))
 
@@ -56,8 +59,10 @@ def main() -> None:
             start = time.perf_counter()
             s = search(*args)
             cupy.cuda.Device().synchronize()
-            print(f"search from {label}: {time.perf_counter() - start:.4f} s, "
-                  f"refit {s.refit_time_:.4f} s")
+            print(
+                f"search from {label}: {time.perf_counter() - start:.4f} s, "
+                f"refit {s.refit_time_:.4f} s"
+            )
         profile = cProfile.Profile()
         profile.enable()
         search(Xg, yg)

@@ -1,0 +1,615 @@
+"""Logistic regression on the GPU or the CPU, with scikit-learn's objective.
+
+``fit`` reads: validate → encode the labels and fold class weights into the
+sample weights → build the objective (:class:`_LogisticLoss`) → minimise it
+with the device L-BFGS of :mod:`gpuml.linear_model._optimize` → store the
+attributes in the training input's family.
+
+The objective is scikit-learn's: ``(1/S) Σ s_i loss_i + ||W||² / (2 C S)``
+with ``s_i`` the sample weight times the class weight of ``y_i`` and ``S``
+their sum; the binary problem has one coefficient row (logistic loss), three
+or more classes the full multinomial (softmax) loss with one row per class;
+the intercept is not penalised.
+
+:class:`_LogisticLoss` evaluates *many* candidates at once (one value of
+``C`` each): the parameters are the rows of a ``(k, d)`` array and the data
+pass is one matrix product for all of them. A single fit is a batch of one;
+the model-selection search fits all the ``C`` values of a fold together
+through :meth:`LogisticRegression._fit_batch`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+from types import ModuleType
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import check_is_fitted
+
+from gpuml._array import (
+    DEVICE,
+    HOST,
+    compute_namespace,
+    input_family,
+    namespace_of,
+    to_family,
+    to_host,
+    to_namespace,
+)
+from gpuml._sklearn_compat import (
+    Hidden,
+    Interval,
+    StrOptions,
+    check_y_host,
+    validate_estimator_params,
+)
+from gpuml._validation import (
+    FLOAT_DTYPES,
+    check_array,
+    check_sample_weight,
+    validate_data,
+)
+from gpuml.base import DeviceCacheMixin
+from gpuml.linear_model._optimize import lbfgs
+from gpuml.metrics._base import type_of_target
+
+_CONVERGENCE_HINT = (
+    "Increase the number of iterations to improve the convergence "
+    "(max_iter={max_iter}).\nYou might also want to scale the data as shown in:\n"
+    "    https://scikit-learn.org/stable/modules/preprocessing.html\n"
+    "Please also refer to the documentation for alternative solver options:\n"
+    "    https://scikit-learn.org/stable/modules/linear_model.html"
+    "#logistic-regression"
+)
+
+
+def _expit(values, xp: ModuleType):
+    return 0.5 * (xp.tanh(0.5 * values) + 1.0)
+
+
+class _LogisticLoss:
+    """Values and gradients of ``k`` regularised logistic losses at once.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features), dense or CSR, in ``xp``
+    y : int array of shape (n_samples,)
+        Class indices into the fitted classes.
+    n_classes : int
+    weights : float64 array of shape (n_samples,) or None
+        Sample weights times class weights.
+    inverse_C : float64 array of shape (k,)
+        ``1 / C`` per candidate (0 for no penalty).
+    fit_intercept : bool
+    """
+
+    def __init__(self, X, y, n_classes, weights, inverse_C, fit_intercept, xp):
+        self.X, self.xp = X, xp
+        self.n_rows = 1 if n_classes == 2 else n_classes
+        self.n_features = X.shape[1]
+        self.fit_intercept = fit_intercept
+        n = X.shape[0]
+        self.weights = xp.ones(n) if weights is None else weights
+        self.total = float(self.weights.sum())
+        self.inverse_C = inverse_C
+        if self.n_rows == 1:
+            self.target = y.astype(xp.float64)[:, None]  # (n, 1): 1 for classes_[1]
+        else:
+            self.target = xp.zeros((n, n_classes))
+            self.target[xp.arange(n), y] = 1.0
+
+    @property
+    def n_params(self) -> int:
+        return self.n_rows * (self.n_features + int(self.fit_intercept))
+
+    def split(self, params):
+        """``(W (k, rows, p), b (k, rows))`` from parameter rows ``(k, d)``."""
+        k = params.shape[0]
+        n_coef = self.n_rows * self.n_features
+        W = params[:, :n_coef].reshape(k, self.n_rows, self.n_features)
+        if self.fit_intercept:
+            b = params[:, n_coef:]
+        else:
+            b = self.xp.zeros((k, self.n_rows))
+        return W, b
+
+    def raw(self, W, b, X=None):
+        """Decision values ``(n, k, rows)`` in float64."""
+        X = self.X if X is None else X
+        k = W.shape[0]
+        flat = W.reshape(k * self.n_rows, self.n_features).astype(X.dtype)
+        raw = (X @ flat.T).astype(self.xp.float64)
+        return raw.reshape(X.shape[0], k, self.n_rows) + b[None]
+
+    def __call__(self, params):
+        xp = self.xp
+        k = params.shape[0]
+        W, b = self.split(params)
+        raw = self.raw(W, b)
+        if self.n_rows == 1:
+            loss = xp.logaddexp(0.0, raw) - self.target[:, :, None] * raw
+            residual = _expit(raw, xp) - self.target[:, :, None]
+        else:
+            top = raw.max(axis=2, keepdims=True)
+            shifted = raw - top
+            norm = xp.log(xp.exp(shifted).sum(axis=2, keepdims=True))
+            loss = (norm - shifted) * self.target[:, None, :]
+            residual = xp.exp(shifted - norm) - self.target[:, None, :]
+        n = raw.shape[0]
+        weights = self.weights
+        # Reductions over the samples as matrix-vector products (cuBLAS).
+        value = (weights @ loss.reshape(n, -1)).reshape(k, -1).sum(axis=1)
+        penalty = 0.5 * self.inverse_C * (W * W).sum(axis=(1, 2))
+        value = value / self.total + penalty / self.total
+        weighted = (residual * weights[:, None, None]).reshape(n, k * self.n_rows)
+        grad_W = (self.X.T @ weighted.astype(self.X.dtype)).astype(xp.float64)
+        grad_W = grad_W.T.reshape(k, self.n_rows, self.n_features) / self.total
+        grad_W += (self.inverse_C / self.total)[:, None, None] * W
+        grad = grad_W.reshape(k, -1)
+        if self.fit_intercept:
+            grad_b = (xp.ones(n) @ weighted).reshape(k, self.n_rows) / self.total
+            grad = xp.concatenate([grad, grad_b], axis=1)
+        return value, grad
+
+
+def _encode_labels(y, xp: ModuleType):
+    """``(classes, y_index)``: sorted labels (host for host y) and indices."""
+    if input_family(y) == HOST:
+        y = check_y_host(y)
+        kind = type_of_target(y, np, input_name="y")
+        labels = y
+    else:
+        y = to_namespace(y, xp) if xp is not np else to_host(y)
+        kind = type_of_target(y, namespace_of(y), input_name="y")
+        labels = y
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(
+            f"Unknown label type: {kind}. Maybe you are trying to fit a classifier, "
+            "which expects discrete classes on a regression target with "
+            "continuous values."
+        )
+    lx = namespace_of(labels)
+    classes, indices = lx.unique(labels, return_inverse=True)
+    return classes, to_namespace(indices.ravel(), xp)
+
+
+def _class_weights(class_weight, classes, y_index, sample_weight):
+    """Per-sample class weights (host computation on the few counts)."""
+    if class_weight is None:
+        return None
+    host_classes = np.asarray(to_host(classes))
+    indices = np.asarray(to_host(y_index))
+    weights = None if sample_weight is None else np.asarray(to_host(sample_weight))
+    per_class = compute_class_weight(
+        class_weight,
+        classes=host_classes,
+        y=host_classes[indices],
+        sample_weight=weights,
+    )
+    return per_class
+
+
+class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
+    """Logistic regression (L2 or no penalty), on the GPU or the CPU.
+
+    A drop-in replacement for :class:`sklearn.linear_model.LogisticRegression`
+    with ``solver="lbfgs"``: the same parameters, objective, attributes and
+    results. It minimises scikit-learn's objective with an L-BFGS that runs
+    on the compute device (see :mod:`gpuml.linear_model._optimize`): CuPy
+    when a GPU is usable, else NumPy. Binary problems use the logistic loss,
+    three or more classes the multinomial loss. Predictions come back in
+    the family of their input; fitted attributes live in the family of the
+    training input.
+
+    Parameters
+    ----------
+    penalty : {"l2", None}, default="deprecated"
+        Deprecated in scikit-learn 1.8: use ``l1_ratio`` and ``C``. Setting
+        it warns as scikit-learn does.
+    C : float, default=1.0
+        Inverse of regularisation strength; ``np.inf`` means no penalty.
+    l1_ratio : float, default=0.0
+        Only ``0`` (the L2 penalty) is supported; L1 and elastic-net
+        penalties raise a ValueError that names scikit-learn's ``saga``.
+    dual : bool, default=False
+        Only ``False`` (the dual formulation is liblinear's).
+    tol : float, default=1e-4
+        Stop when the largest absolute gradient entry is at most ``tol``
+        (L-BFGS-B's ``gtol``, as scikit-learn passes it).
+    fit_intercept : bool, default=True
+    intercept_scaling : float, default=1
+        Accepted for compatibility; used by liblinear only.
+    class_weight : dict, "balanced" or None, default=None
+        Weights per class, multiplied into the sample weights.
+    random_state : int, RandomState instance or None, default=None
+        Accepted for compatibility; L-BFGS is deterministic.
+    solver : {"lbfgs"}, default="lbfgs"
+        The device L-BFGS.
+    max_iter : int, default=100
+    verbose : int, default=0
+        Print the optimiser's progress.
+    warm_start : bool, default=False
+        Start from the previous ``coef_`` and ``intercept_``.
+    n_jobs : None
+        Deprecated in scikit-learn 1.8; has no effect.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    n_iter_ : ndarray of shape (1,)
+        L-BFGS iterations.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import LogisticRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = (X[:, 0] + 0.3 * rng.normal(size=200) > 0).astype(int)
+    >>> model = LogisticRegression().fit(X, y)
+    >>> model.predict(X[:4]).tolist() == y[:4].tolist()
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "penalty": [StrOptions({"l2"}), None, Hidden(StrOptions({"deprecated"}))],
+        "C": [Interval(Real, 0, None, closed="right")],
+        "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
+        "dual": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "random_state": ["random_state"],
+        "solver": [StrOptions({"lbfgs"})],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+        "n_jobs": [None, Integral],
+    }
+
+    def __init__(
+        self,
+        penalty="deprecated",
+        *,
+        C=1.0,
+        l1_ratio=0.0,
+        dual=False,
+        tol=1e-4,
+        fit_intercept=True,
+        intercept_scaling=1,
+        class_weight=None,
+        random_state=None,
+        solver="lbfgs",
+        max_iter=100,
+        verbose=0,
+        warm_start=False,
+        n_jobs=None,
+    ):
+        self.penalty = penalty
+        self.C = C
+        self.l1_ratio = l1_ratio
+        self.dual = dual
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.solver = solver
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+
+    def _check_options(self) -> None:
+        """scikit-learn's penalty rules and warnings; what gpuml supports."""
+        validate_estimator_params(self)
+        if self.penalty != "deprecated":
+            warnings.warn(
+                "'penalty' was deprecated in version 1.8 and will be removed in"
+                " 1.10. To avoid this warning, leave 'penalty' set to its default"
+                " value and use 'l1_ratio' or 'C' instead."
+                " Use l1_ratio=0 instead of penalty='l2',"
+                " l1_ratio=1 instead of penalty='l1',"
+                " l1_ratio set to a float between 0 and 1 instead of"
+                " penalty='elasticnet', and C=np.inf instead of penalty=None.",
+                FutureWarning,
+                stacklevel=3,
+            )
+        if self.l1_ratio is None:
+            warnings.warn(
+                "'l1_ratio=None' was deprecated in version 1.8 and will "
+                "trigger an error in 1.10. Use 0<=l1_ratio<=1 instead.",
+                FutureWarning,
+                stacklevel=3,
+            )
+        elif self.l1_ratio > 0 and self.penalty is not None:
+            raise ValueError(
+                f"l1_ratio={self.l1_ratio} (an L1 or elastic-net penalty) is not "
+                "supported by gpuml's LogisticRegression, which fits the L2 "
+                "penalty (l1_ratio=0) or no penalty (C=np.inf). Use "
+                "sklearn.linear_model.LogisticRegression(solver='saga') for L1 "
+                "and elastic-net penalties."
+            )
+        if self.dual:
+            raise ValueError("Solver lbfgs supports only dual=False, got dual=True")
+        if self.n_jobs is not None:
+            warnings.warn(
+                "'n_jobs' has no effect since 1.8 and will be removed in 1.10. "
+                f"You provided 'n_jobs={self.n_jobs}', please leave it unspecified.",
+                FutureWarning,
+                stacklevel=3,
+            )
+
+    def _inverse_C(self, C) -> float:
+        if self.penalty is None or C == np.inf:
+            return 0.0
+        return 1.0 / C
+
+    def _problem(self, X, y, sample_weight, xp):
+        """Validated inputs: classes, the loss data and per-sample weights."""
+        classes, y_index = _encode_labels(y, xp)
+        n_classes = int(classes.shape[0])
+        if n_classes < 2:
+            raise ValueError(
+                "This solver needs samples of at least 2 classes in the data, but "
+                f"the data contains only one class: {to_host(classes)[0]!r}"
+            )
+        if y_index.shape[0] != X.shape[0]:
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                f"[{X.shape[0]}, {y_index.shape[0]}]"
+            )
+        weights = None
+        if sample_weight is not None:
+            weights = check_sample_weight(
+                sample_weight, X.shape[0], xp=xp, dtype=xp.float64
+            )
+        per_class = _class_weights(self.class_weight, classes, y_index, weights)
+        if per_class is not None:
+            factors = xp.asarray(per_class, dtype=xp.float64)[y_index]
+            weights = factors if weights is None else weights * factors
+        return classes, y_index, n_classes, weights
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (host or device family; CSR for sparse).
+        y : array-like of shape (n_samples,)
+            Class labels (numbers or strings).
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        self._check_options()
+        self._reset_device_cache()
+        xp = compute_namespace()
+        family = input_family(X)
+        X = validate_data(self, X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
+        classes, y_index, n_classes, weights = self._problem(X, y, sample_weight, xp)
+        loss = _LogisticLoss(
+            X,
+            y_index,
+            n_classes,
+            weights,
+            xp.asarray([self._inverse_C(self.C)]),
+            self.fit_intercept,
+            xp,
+        )
+        x0 = xp.zeros((1, loss.n_params))
+        if self.warm_start and hasattr(self, "coef_"):
+            x0 = self._warm_start_params(loss, xp)
+        result = lbfgs(
+            loss, x0, max_iter=self.max_iter, tol=self.tol, xp=xp, verbose=self.verbose
+        )
+        if not result.converged[0] and self.max_iter > 0:
+            warnings.warn(
+                f"lbfgs failed to converge after {result.n_iter[0]} iteration(s) "
+                f"(status=1):\n{result.message[0]}\n\n"
+                + _CONVERGENCE_HINT.format(max_iter=self.max_iter),
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        W, b = loss.split(result.x)
+        dtype = X.dtype
+        self.classes_ = classes
+        self.coef_ = to_family(W[0].astype(dtype), family)
+        self.intercept_ = to_family(b[0].astype(dtype), family)
+        self.n_iter_ = np.asarray(result.n_iter[:1], dtype=np.int32)
+        return self
+
+    def _warm_start_params(self, loss, xp):
+        coef = to_namespace(self.coef_, xp).astype(xp.float64)
+        if coef.shape != (loss.n_rows, loss.n_features):
+            raise ValueError(
+                f"Initialization coef is of shape {coef.shape}, expected shape "
+                f"{(loss.n_rows, loss.n_features)}"
+            )
+        parts = [coef.reshape(1, -1)]
+        if loss.fit_intercept:
+            parts.append(to_namespace(self.intercept_, xp).astype(xp.float64)[None])
+        return xp.concatenate(parts, axis=1)
+
+    # -- prediction --------------------------------------------------------
+
+    def _decision_xp(self, X, xp):
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, xp=xp, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES
+        )
+        coef = self._fitted("coef_", xp)
+        intercept = self._fitted("intercept_", xp)
+        scores = X @ coef.astype(X.dtype).T + intercept.astype(X.dtype)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def decision_function(self, X):
+        """Confidence scores: (n_samples,) for binary, else (n_samples, n_classes)."""
+        family = input_family(X)
+        return to_family(self._decision_xp(X, compute_namespace()), family)
+
+    def predict_proba(self, X):
+        """Class probabilities, shape (n_samples, n_classes)."""
+        family = input_family(X)
+        xp = compute_namespace()
+        scores = self._decision_xp(X, xp)
+        return to_family(_probabilities(scores, xp), family)
+
+    def predict_log_proba(self, X):
+        """Logarithm of the class probabilities."""
+        family = input_family(X)
+        xp = compute_namespace()
+        return to_family(xp.log(_probabilities(self._decision_xp(X, xp), xp)), family)
+
+    def predict(self, X):
+        """Class labels: host labels as NumPy, device labels in X's family."""
+        family = input_family(X)
+        xp = compute_namespace()
+        scores = self._decision_xp(X, xp)
+        indices = (
+            (scores > 0).astype(xp.int64) if scores.ndim == 1 else scores.argmax(1)
+        )
+        return _labels(self.classes_, indices, family)
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on the given test data and labels."""
+        from gpuml.metrics import accuracy_score
+
+        return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
+
+    # -- the batched-candidates protocol of gpuml.model_selection ----------
+
+    def _batch_params(self) -> frozenset:
+        """``C`` values can be optimised together (one L-BFGS over all rows)."""
+        return frozenset({"C"})
+
+    def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
+        """Fit one model per ``C`` of ``param_sets`` on each training fold.
+
+        All candidates of a fold are rows of one batched L-BFGS, so every
+        iteration is one pass over the fold's rows for all of them. Returns
+        an iterator of :class:`LogisticBatch` (see ``docs/search.rst``).
+        """
+        self._check_options()
+        xp = compute_namespace()
+        X = check_array(X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
+        inverse_C = []
+        for params in param_sets:
+            C = params["C"]
+            if not isinstance(C, Real) or not C > 0:
+                raise ValueError(f"C must be a positive float; got {C!r}.")
+            inverse_C.append(self._inverse_C(C))
+        inverse_C = xp.asarray(inverse_C, dtype=xp.float64)
+        y_host = y if input_family(y) == HOST else None
+        for train in [None] if folds is None else folds:
+            X_fold = X if train is None else X[train]
+            if train is None:
+                y_fold = y
+            elif y_host is not None:
+                y_fold = np.asarray(y_host)[np.asarray(to_host(train))]
+            else:
+                y_fold = y[train]
+            w_fold = sample_weight
+            if sample_weight is not None and train is not None:
+                w_fold = sample_weight[train]
+            yield self._fit_rows(X_fold, y_fold, w_fold, inverse_C, xp)
+
+    def _fit_rows(self, X, y, sample_weight, inverse_C, xp):
+        classes, y_index, n_classes, weights = self._problem(X, y, sample_weight, xp)
+        loss = _LogisticLoss(
+            X, y_index, n_classes, weights, inverse_C, self.fit_intercept, xp
+        )
+        x0 = xp.zeros((inverse_C.shape[0], loss.n_params))
+        result = lbfgs(loss, x0, max_iter=self.max_iter, tol=self.tol, xp=xp)
+        for row in np.flatnonzero(~result.converged):
+            warnings.warn(
+                f"lbfgs failed to converge after {result.n_iter[row]} iteration(s) "
+                f"(status=1):\n{result.message[row]}\n\n"
+                + _CONVERGENCE_HINT.format(max_iter=self.max_iter),
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        W, b = loss.split(result.x)
+        return LogisticBatch(W.astype(X.dtype), b.astype(X.dtype), classes)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _probabilities(scores, xp):
+    """Probabilities from decision values: (n,) binary or (n, c) multinomial."""
+    if scores.ndim == 1 or scores.shape[-1] == 1:
+        positive = _expit(scores if scores.ndim == 1 else scores[..., 0], xp)
+        return xp.stack([1 - positive, positive], axis=-1)
+    top = scores.max(axis=-1, keepdims=True)
+    exp = xp.exp(scores - top)
+    return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def _labels(classes, indices, family):
+    """``classes[indices]``: on the device for device classes and X."""
+    if namespace_of(classes) is np:
+        return np.asarray(classes)[np.asarray(to_host(indices))]
+    return to_family(classes[to_namespace(indices, namespace_of(classes))], family)
+
+
+class LogisticBatch:
+    """``k`` fitted logistic models (one per ``C``) sharing one training fold.
+
+    Responses stack the candidates on a leading axis: ``decision_function``
+    gives (k, n) for binary problems and (k, n, n_classes) otherwise.
+    """
+
+    def __init__(self, W, b, classes):
+        self.W, self.b, self.classes_ = W, b, classes
+
+    def __len__(self) -> int:
+        return self.W.shape[0]
+
+    def decision_function(self, X):
+        xp = namespace_of(self.W)
+        X = check_array(X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
+        k, rows, p = self.W.shape
+        if X.shape[1] != p:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but LogisticRegression is expecting "
+                f"{p} features as input."
+            )
+        flat = X @ self.W.reshape(k * rows, p).astype(X.dtype).T
+        scores = flat.reshape(X.shape[0], k, rows).transpose(1, 0, 2) + self.b[:, None]
+        return scores[:, :, 0] if rows == 1 else scores
+
+    def predict_proba(self, X):
+        scores = self.decision_function(X)
+        xp = namespace_of(scores)
+        if scores.ndim == 2:
+            positive = _expit(scores, xp)
+            return xp.stack([1 - positive, positive], axis=-1)
+        return _probabilities(scores, xp)
+
+    def predict_log_proba(self, X):
+        proba = self.predict_proba(X)
+        return namespace_of(proba).log(proba)
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        xp = namespace_of(scores)
+        indices = (
+            (scores > 0).astype(xp.int64) if scores.ndim == 2 else scores.argmax(2)
+        )
+        family = DEVICE if xp is not np else HOST
+        return _labels(self.classes_, indices, family)

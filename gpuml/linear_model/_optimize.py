@@ -1,0 +1,176 @@
+"""A batched L-BFGS on the compute device: many smooth problems at once.
+
+:func:`lbfgs` minimises ``k`` independent smooth functions whose parameters
+are the rows of a ``(k, d)`` array, with one call of ``fun`` evaluating all
+of them: for a linear model that is one matrix product with the data for all
+``k`` candidates (all the ``C`` values of a search), so a batch costs about
+what one fit costs while the data pass dominates.
+
+Everything stays in the namespace of ``x0`` (CuPy on the GPU): the
+two-loop recursion, the line search and the history. The host sees, per
+function evaluation, one small array: which rows passed the sufficient-
+decrease test, and their gradient norms (the convergence check).
+
+The stopping rules are those of SciPy's L-BFGS-B as scikit-learn calls it
+(``gtol=tol``, ``ftol=64 * eps``): a row stops when its largest absolute
+gradient entry is at most ``tol``, when an accepted step reduces its value by
+a relative ``ftol`` or less, or when its line search fails. The line search
+backtracks from the unit step (``1 / ||g||`` on a row's first iteration,
+as L-BFGS-B does) until the Armijo condition holds; pairs with non-positive
+curvature are not added to a row's history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
+
+from gpuml._array import to_host
+
+FTOL = 64 * np.finfo(np.float64).eps
+_ARMIJO = 1e-4
+
+
+@dataclass
+class LbfgsResult:
+    """The outcome per row: solution, value, iterations and why it stopped."""
+
+    x: object  # (k, d), in the namespace of x0
+    fun: object  # (k,)
+    n_iter: np.ndarray  # (k,) int32, host
+    converged: np.ndarray  # (k,) bool, host
+    message: list[str]
+
+
+def _direction(g, S, Y, rho, order, gamma, xp):
+    """``-H g`` from the two-loop recursion, row by row (rows share slots)."""
+    q = g.copy()
+    alphas = []
+    for slot in reversed(order):
+        a = rho[slot] * (S[slot] * q).sum(axis=1)
+        q -= a[:, None] * Y[slot]
+        alphas.append(a)
+    r = gamma[:, None] * q
+    for slot, a in zip(order, reversed(alphas), strict=True):
+        b = rho[slot] * (Y[slot] * r).sum(axis=1)
+        r += (a - b)[:, None] * S[slot]
+    return -r
+
+
+def lbfgs(
+    fun: Callable,
+    x0,
+    *,
+    max_iter: int,
+    tol: float,
+    xp: ModuleType,
+    history: int = 10,
+    max_line_search: int = 50,
+    verbose: int = 0,
+) -> LbfgsResult:
+    """Minimise the rows of ``x0`` independently; ``fun(x) -> (f (k,), g (k, d))``.
+
+    Parameters
+    ----------
+    fun : callable
+        Values and gradients of all rows at once, in ``xp`` (float64).
+    x0 : array of shape (k, d)
+        Starting points.
+    max_iter : int
+        Most iterations per row.
+    tol : float
+        A row has converged when ``max |g| <= tol``.
+    xp : module
+        NumPy or CuPy.
+    history : int, default=10
+        Pairs kept per row (SciPy's ``maxcor``).
+    max_line_search : int, default=50
+        Most backtracking steps per iteration (scikit-learn's ``maxls``).
+    verbose : int, default=0
+        Print the largest gradient entry of the active rows every iteration.
+    """
+    x = xp.array(x0, dtype=xp.float64)
+    k, d = x.shape
+    f, g = fun(x)
+    S = xp.zeros((history, k, d))
+    Y = xp.zeros((history, k, d))
+    rho = xp.zeros((history, k))
+    gamma = xp.ones(k)
+    has_pairs = np.zeros(k, dtype=bool)
+    order: list[int] = []
+    n_iter = np.zeros(k, dtype=np.int32)
+    converged = to_host(xp.abs(g).max(axis=1)) <= tol
+    message = [
+        "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL" if c else ""
+        for c in converged
+    ]
+    active = ~converged
+    for iteration in range(max_iter):
+        if not active.any():
+            break
+        direction = _direction(g, S, Y, rho, order, gamma, xp)
+        slope = (g * direction).sum(axis=1)
+        # A non-descent direction (rounding) restarts the row along -g.
+        uphill = slope >= 0
+        direction = xp.where(uphill[:, None], -g, direction)
+        slope = xp.where(uphill, -(g * g).sum(axis=1), slope)
+        first = xp.asarray(~has_pairs)
+        g_norm = xp.sqrt((g * g).sum(axis=1))
+        step = xp.where(first, xp.minimum(1.0, 1.0 / xp.maximum(g_norm, 1e-300)), 1.0)
+        step = xp.where(xp.asarray(active), step, 0.0)
+        accepted = ~active
+        for _ in range(max_line_search):
+            x_new = x + step[:, None] * direction
+            f_new, g_new = fun(x_new)
+            ok = (f_new <= f + _ARMIJO * step * slope) & xp.isfinite(f_new)
+            accepted = to_host(ok) | ~active
+            if accepted.all():
+                break
+            step = xp.where(ok, step, 0.5 * step)
+        failed = ~accepted
+        # Rows whose search failed keep their point (step 0) and stop.
+        keep = xp.asarray(accepted & active)
+        x_new = xp.where(keep[:, None], x_new, x)
+        f_new = xp.where(keep, f_new, f)
+        g_new = xp.where(keep[:, None], g_new, g)
+        s, y = x_new - x, g_new - g
+        sy, yy = (s * y).sum(axis=1), (y * y).sum(axis=1)
+        curved = keep & (sy > 1e-10 * yy)
+        slot = (order[-1] + 1) % history if order else 0
+        if len(order) == history:
+            order = order[1:]
+        order.append(slot)
+        S[slot] = xp.where(curved[:, None], s, 0)
+        Y[slot] = xp.where(curved[:, None], y, 0)
+        rho[slot] = xp.where(curved, 1.0 / xp.where(curved, sy, 1.0), 0)
+        gamma = xp.where(curved, sy / xp.where(curved, yy, 1.0), gamma)
+        reduction = (f - f_new) / xp.maximum(xp.maximum(xp.abs(f), xp.abs(f_new)), 1.0)
+        x, f, g = x_new, f_new, g_new
+        stats = to_host(xp.stack([xp.abs(g).max(axis=1), reduction, curved]))
+        g_max, reduced, curved_host = stats[0], stats[1], stats[2].astype(bool)
+        has_pairs |= curved_host
+        n_iter[active] += 1
+        for row in np.flatnonzero(active):
+            if failed[row]:
+                message[row] = "ABNORMAL: LINE SEARCH FAILED"
+            elif g_max[row] <= tol:
+                message[row] = "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL"
+                converged[row] = True
+            elif reduced[row] <= FTOL:
+                message[row] = "CONVERGENCE: RELATIVE REDUCTION OF F <= FACTR*EPSMCH"
+                converged[row] = True
+            else:
+                continue
+            active[row] = False
+        if verbose:
+            shown = g_max[active] if active.any() else g_max
+            print(
+                f"L-BFGS iteration {iteration + 1}: {int(active.sum())} of {k} rows "
+                f"active, max |gradient| {float(shown.max()):.3e}"
+            )
+    for row in np.flatnonzero(active):
+        message[row] = "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
+    return LbfgsResult(x, f, n_iter, converged, message)

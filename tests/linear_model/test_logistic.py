@@ -1,0 +1,541 @@
+"""LogisticRegression: parity with scikit-learn, families, errors, search, batches.
+
+scikit-learn's ``LogisticRegression(solver="lbfgs", tol=1e-10, max_iter=10000)``
+is the oracle. Models are compared through scikit-learn's objective (computed
+here, on the host, in float64) rather than through their coefficients, which
+are not unique without a penalty, and through their predictions.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.metrics import log_loss
+from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+from sklearn.utils.class_weight import compute_class_weight
+
+from gpuml import config_context
+from gpuml._array import compute_namespace, to_namespace
+from gpuml._sklearn_compat import InvalidParameterError
+from gpuml.linear_model import LogisticRegression
+from gpuml.model_selection import GridSearchCV
+
+TIGHT = dict(tol=1e-10, max_iter=10000)
+# gpuml's stopping tolerance per dtype (float32 gradients are noisier).
+TOL = {np.float64: 1e-10, np.float32: 1e-5}
+# Relative objective gap to scikit-learn's optimum, and predict_proba atol.
+OBJ_RTOL = {np.float64: 1e-6, np.float32: 1e-4}
+PROBA_ATOL = {np.float64: 1e-4, np.float32: 1e-3}
+# Decision margin under which a differing prediction counts as a tie.
+TIE_MARGIN = {np.float64: 1e-6, np.float32: 1e-2}
+LABELS = {
+    "binary": np.array([-1, 1]),
+    "multiclass": np.array([1, 2, 5]),
+    # Code 0 -> "spam" sorts last: the positive class is the *second* code.
+    "strings": np.array(["spam", "ham"]),
+}
+
+
+# ----------------------------------------------------------------------------
+# Helpers
+# ----------------------------------------------------------------------------
+
+
+def _classification(rng, labels, n_samples=200, n_features=6, noise=1.5):
+    """Overlapping classes (finite optimum): argmax of linear scores + Gumbel noise.
+
+    Features have non-zero means and unequal scales; every label occurs.
+    """
+    n_classes = len(labels)
+    X = rng.normal(size=(n_samples, n_features)) * rng.uniform(0.5, 2.0, n_features)
+    X += rng.uniform(-1.0, 1.0, n_features)
+    scores = X @ rng.normal(size=(n_features, n_classes))
+    codes = np.argmax(scores + noise * rng.gumbel(size=scores.shape), axis=1)
+    codes[:n_classes] = np.arange(n_classes)
+    return X, labels[codes]
+
+
+def _sparsify(rng, X):
+    """``X`` with about 40% of its entries zeroed, as CSR."""
+    return sp.csr_matrix(X * (rng.uniform(size=X.shape) < 0.6))
+
+
+def _class_weight(kind, classes):
+    """``None``, ``"balanced"`` or a (partial) dict keyed by Python labels."""
+    if kind == "dict":
+        labels = classes.tolist()
+        return {labels[0]: 2.0, labels[-1]: 0.5}
+    return kind
+
+
+def _y_in(backend, y):
+    """``y`` as the backend holds it; string labels stay NumPy (CuPy has none)."""
+    return y if y.dtype.kind in "OUS" else backend.asarray(y)
+
+
+def _to64(X):
+    """Host float64 copy of a dense or sparse host matrix."""
+    return X.astype(np.float64)
+
+
+def objective(X, y, coef, intercept, C, sample_weight=None, class_weight=None):
+    """scikit-learn's lbfgs objective at ``(coef, intercept)``, in float64.
+
+    ``(1/S) sum_i s_i loss_i + ||coef||^2 / (2 C S)`` with
+    ``s_i = sample_weight_i * class_weight[y_i]`` and ``S = sum_i s_i``
+    (``_logistic_regression_path``). Binary problems (one row of ``coef``) use
+    the logistic loss with ``classes[1]`` positive; others the softmax loss.
+    """
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    X = X.astype(np.float64)
+    coef = np.asarray(coef, dtype=np.float64)
+    intercept = np.asarray(intercept, dtype=np.float64)
+    classes, codes = np.unique(y, return_inverse=True)
+    s = np.ones(len(y)) if sample_weight is None else np.array(sample_weight, float)
+    if class_weight is not None:
+        s = (
+            s
+            * compute_class_weight(
+                class_weight, classes=classes, y=y, sample_weight=sample_weight
+            )[codes]
+        )
+    raw = X @ coef.T + intercept
+    if coef.shape[0] == 1:
+        z = raw[:, 0]
+        loss = np.logaddexp(0.0, z) - (codes == 1) * z
+    else:
+        loss = logsumexp(raw, axis=1) - raw[np.arange(len(y)), codes]
+    S = s.sum()
+    return float(s @ loss / S + np.sum(coef**2) / (2 * C * S))
+
+
+def _model_objective(backend, model, X, y, C, sample_weight=None, class_weight=None):
+    """:func:`objective` at a fitted model's (host copies of) coefficients."""
+    return objective(
+        X,
+        y,
+        backend.to_numpy(model.coef_),
+        backend.to_numpy(model.intercept_),
+        C,
+        sample_weight,
+        class_weight,
+    )
+
+
+def _assert_same_predictions(pred, expected, X, margin):
+    """``pred`` equals ``expected.predict(X)`` but where the top two decision
+    values of ``expected`` are within ``margin`` (a tie either way)."""
+    dec = expected.decision_function(X)
+    if dec.ndim == 1:
+        near_tie = np.abs(dec) < margin
+    else:
+        top = np.sort(dec, axis=1)
+        near_tie = top[:, -1] - top[:, -2] < margin
+    wrong = (np.asarray(pred) != expected.predict(X)) & ~near_tie
+    assert not wrong.any(), f"{wrong.sum()} predictions differ from scikit-learn's"
+
+
+def _assert_labels(backend, pred, y, n_samples):
+    """Labels: NumPy strings for string ``y``, else ``y``'s family and dtype."""
+    if y.dtype.kind in "OUS":
+        assert type(pred) is np.ndarray and pred.dtype.kind == y.dtype.kind
+        assert pred.shape == (n_samples,)
+    else:
+        backend.assert_family(pred, dtype=y.dtype, shape=(n_samples,))
+
+
+def test_objective_helper_matches_sklearn():
+    """The helper is scikit-learn's objective: it is stationary at scikit-learn's
+    solution and its data term is the public ``log_loss``."""
+    rng = np.random.default_rng(0)
+    for labels in (LABELS["binary"], LABELS["multiclass"]):
+        X, y = _classification(rng, labels, n_samples=120, n_features=4)
+        sw = rng.uniform(0.5, 3.0, len(y))
+        sk = SkLogisticRegression(C=0.7, class_weight="balanced", **TIGHT)
+        sk.fit(X, y, sample_weight=sw)
+
+        def f(theta, sk=sk, X=X, y=y, sw=sw):
+            k = sk.coef_.size
+            coef = theta[:k].reshape(sk.coef_.shape)
+            return objective(X, y, coef, theta[k:], 0.7, sw, "balanced")
+
+        theta = np.concatenate([sk.coef_.ravel(), sk.intercept_])
+        steps = 1e-6 * np.eye(theta.size)
+        grad = [(f(theta + e) - f(theta - e)) / 2e-6 for e in steps]
+        assert np.max(np.abs(grad)) < 1e-6
+        cw = compute_class_weight("balanced", classes=labels, y=y, sample_weight=sw)
+        s = sw * cw[np.searchsorted(labels, y)]
+        penalty = np.sum(sk.coef_**2) / (2 * 0.7 * s.sum())
+        expected = log_loss(y, sk.predict_proba(X), sample_weight=s) + penalty
+        assert f(theta) == pytest.approx(expected, rel=1e-10)
+
+
+# ----------------------------------------------------------------------------
+# Parity matrix
+# ----------------------------------------------------------------------------
+
+# Every pair of (fit_intercept, class_weight, sample_weight, sparse) values
+# occurs in at least one variant.
+VARIANTS = [
+    pytest.param(True, None, False, False, id="intercept-plain-dense"),
+    pytest.param(False, None, True, True, id="nointercept-sw-sparse"),
+    pytest.param(True, "balanced", False, True, id="intercept-balanced-sparse"),
+    pytest.param(False, "balanced", True, False, id="nointercept-balanced-sw-dense"),
+    pytest.param(True, "dict", True, False, id="intercept-dict-sw-dense"),
+    pytest.param(False, "dict", False, True, id="nointercept-dict-sparse"),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("fit_intercept, class_weight, weighted, sparse", VARIANTS)
+@pytest.mark.parametrize("problem", list(LABELS))
+def test_logistic_matches_sklearn(
+    backend, rng, problem, fit_intercept, class_weight, weighted, sparse, dtype
+):
+    labels = LABELS[problem]
+    X, y = _classification(rng, labels)
+    if sparse:
+        X = _sparsify(rng, X)
+    X = X.astype(dtype)
+    n_samples, n_features = X.shape
+    sw = rng.uniform(0.5, 3.0, n_samples) if weighted else None
+    cw = _class_weight(class_weight, np.unique(y))
+    params = dict(fit_intercept=fit_intercept, class_weight=cw)
+    expected = SkLogisticRegression(**params, **TIGHT).fit(
+        _to64(X), y, sample_weight=sw
+    )
+    model = LogisticRegression(**params, tol=TOL[dtype], max_iter=10000).fit(
+        backend.asarray(X),
+        _y_in(backend, y),
+        sample_weight=None if sw is None else backend.asarray(sw.astype(dtype)),
+    )
+
+    n_classes = len(labels)
+    rows = 1 if n_classes == 2 else n_classes
+    backend.assert_family(model.coef_, dtype=dtype, shape=(rows, n_features))
+    backend.assert_family(model.intercept_, dtype=dtype, shape=(rows,))
+    if not fit_intercept:
+        assert not np.any(backend.to_numpy(model.intercept_))
+    np.testing.assert_array_equal(backend.to_numpy(model.classes_), expected.classes_)
+    n_iter = backend.to_numpy(model.n_iter_)
+    assert n_iter.dtype == np.int32 and n_iter.shape == (1,)
+    assert 0 < n_iter[0] < 10000
+    assert model.n_features_in_ == n_features
+
+    ours = _model_objective(backend, model, X, y, 1.0, sw, cw)
+    best = _model_objective(backend, expected, X, y, 1.0, sw, cw)
+    assert ours == pytest.approx(best, rel=OBJ_RTOL[dtype])
+
+    X_in = backend.asarray(X)
+    proba = model.predict_proba(X_in)
+    backend.assert_family(proba, dtype=dtype, shape=(n_samples, n_classes))
+    np.testing.assert_allclose(
+        backend.to_numpy(proba),
+        expected.predict_proba(_to64(X)),
+        rtol=0,
+        atol=PROBA_ATOL[dtype],
+    )
+    pred = model.predict(X_in)
+    _assert_labels(backend, pred, y, n_samples)
+    _assert_same_predictions(
+        backend.to_numpy(pred), expected, _to64(X), TIE_MARGIN[dtype]
+    )
+
+
+@pytest.mark.parametrize("C", [1e-3, 1.0, 100.0, np.inf])
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_regularisation_strength_matches_sklearn(backend, rng, problem, C):
+    # More samples than usual and heavy label noise: finite optimum at C=inf.
+    X, y = _classification(rng, LABELS[problem], n_samples=300, n_features=5, noise=3)
+    expected = SkLogisticRegression(C=C, **TIGHT).fit(X, y)
+    model = LogisticRegression(C=C, **TIGHT).fit(backend.asarray(X), backend.asarray(y))
+    ours = _model_objective(backend, model, X, y, C)
+    best = _model_objective(backend, expected, X, y, C)
+    assert ours == pytest.approx(best, rel=1e-6)
+    proba = backend.to_numpy(model.predict_proba(backend.asarray(X)))
+    np.testing.assert_allclose(proba, expected.predict_proba(X), rtol=0, atol=1e-4)
+    pred = backend.to_numpy(model.predict(backend.asarray(X)))
+    _assert_same_predictions(pred, expected, X, 1e-6)
+
+
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_decision_function_log_proba_and_score(backend, rng, problem):
+    X, y = _classification(rng, LABELS[problem])
+    X_test, y_test = _classification(rng, LABELS[problem], n_samples=80)
+    expected = SkLogisticRegression(**TIGHT).fit(X, y)
+    model = LogisticRegression(**TIGHT).fit(backend.asarray(X), backend.asarray(y))
+    X_in = backend.asarray(X_test)
+    n_classes = len(LABELS[problem])
+
+    dec = model.decision_function(X_in)
+    shape = (80,) if n_classes == 2 else (80, n_classes)
+    backend.assert_family(dec, dtype=np.float64, shape=shape)
+    np.testing.assert_allclose(
+        backend.to_numpy(dec), expected.decision_function(X_test), rtol=1e-5, atol=1e-5
+    )
+    log_proba = model.predict_log_proba(X_in)
+    backend.assert_family(log_proba, dtype=np.float64, shape=(80, n_classes))
+    np.testing.assert_allclose(
+        backend.to_numpy(log_proba),
+        expected.predict_log_proba(X_test),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+    score = model.score(X_in, backend.asarray(y_test))
+    assert isinstance(score, float)
+    pred = backend.to_numpy(model.predict(X_in))
+    assert score == pytest.approx(np.mean(pred == y_test), abs=1e-12)
+    _assert_same_predictions(pred, expected, X_test, 1e-6)
+
+
+# ----------------------------------------------------------------------------
+# Bad input and parameters: scikit-learn's error types and messages.
+# ----------------------------------------------------------------------------
+
+
+def test_logistic_rejects_bad_data(backend, rng):
+    X, y = _classification(rng, LABELS["binary"], n_samples=40, n_features=5)
+    with pytest.raises(ValueError, match="needs samples of at least 2 classes"):
+        LogisticRegression().fit(backend.asarray(X), backend.asarray(np.ones(40, int)))
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        LogisticRegression().fit(backend.asarray(X_nan), backend.asarray(y))
+    model = LogisticRegression().fit(backend.asarray(X), backend.asarray(y))
+    message = (
+        r"X has 3 features, but LogisticRegression is expecting 5 features as input\."
+    )
+    for method in ("predict", "predict_proba", "decision_function"):
+        with pytest.raises(ValueError, match=message):
+            getattr(model, method)(backend.asarray(X[:, :3]))
+
+
+def test_logistic_rejects_unsupported_parameters(backend, rng):
+    X, y = _classification(rng, LABELS["binary"], n_samples=40, n_features=5)
+    X, y = backend.asarray(X), backend.asarray(y)
+    for solver in ("saga", "liblinear", "newton-cholesky", "foo"):
+        with pytest.raises(
+            InvalidParameterError, match="'solver' parameter of LogisticRegression"
+        ):
+            LogisticRegression(solver=solver).fit(X, y)
+    for l1_ratio in (0.5, 1.0):
+        with pytest.raises(ValueError) as info:
+            LogisticRegression(l1_ratio=l1_ratio).fit(X, y)
+        assert "l1_ratio" in str(info.value) and "not supported" in str(info.value)
+    with pytest.raises(ValueError, match="dual"):
+        LogisticRegression(dual=True).fit(X, y)
+
+
+def test_logistic_not_fitted(backend, rng):
+    X, _ = _classification(rng, LABELS["binary"], n_samples=20, n_features=3)
+    model = LogisticRegression()
+    for method in (
+        "predict",
+        "predict_proba",
+        "predict_log_proba",
+        "decision_function",
+    ):
+        with pytest.raises(NotFittedError, match="not fitted yet"):
+            getattr(model, method)(backend.asarray(X))
+
+
+def test_deprecated_parameters_warn(backend, rng):
+    X, y = _classification(rng, LABELS["multiclass"], n_samples=60, n_features=3)
+    X_in, y_in = backend.asarray(X), backend.asarray(y)
+    with pytest.warns(FutureWarning, match="'penalty' was deprecated"):
+        model = LogisticRegression(penalty="l2", **TIGHT).fit(X_in, y_in)
+    default = LogisticRegression(**TIGHT).fit(X_in, y_in)
+    np.testing.assert_allclose(
+        backend.to_numpy(model.predict_proba(X_in)),
+        backend.to_numpy(default.predict_proba(X_in)),
+        atol=1e-10,
+    )
+    with pytest.warns(FutureWarning, match="n_jobs"):
+        LogisticRegression(n_jobs=2).fit(X_in, y_in)
+
+
+# ----------------------------------------------------------------------------
+# Iterations: convergence warning, warm start.
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_convergence_warning(backend, rng, problem):
+    X, y = _classification(rng, LABELS[problem], n_samples=100, n_features=4)
+    with pytest.warns(ConvergenceWarning):
+        model = LogisticRegression(max_iter=1, tol=1e-10).fit(
+            backend.asarray(X), backend.asarray(y)
+        )
+    n_iter = backend.to_numpy(model.n_iter_)
+    assert n_iter.dtype == np.int32
+    assert n_iter.tolist() == [1]
+
+
+def test_warm_start(backend, rng):
+    X, y = _classification(rng, LABELS["multiclass"], n_samples=150, n_features=5)
+    X_in, y_in = backend.asarray(X), backend.asarray(y)
+    model = LogisticRegression(warm_start=True, **TIGHT).fit(X_in, y_in)
+    coef = backend.to_numpy(model.coef_).copy()
+    intercept = backend.to_numpy(model.intercept_).copy()
+    # From the previous optimum (coef_ and intercept_), a few steps at most;
+    # a ConvergenceWarning here is an error.
+    model.set_params(max_iter=5).fit(X_in, y_in)
+    assert backend.to_numpy(model.n_iter_)[0] < 5
+    np.testing.assert_allclose(backend.to_numpy(model.coef_), coef, atol=1e-6)
+    np.testing.assert_allclose(backend.to_numpy(model.intercept_), intercept, atol=1e-6)
+    # Warm-started at another C: still that C's optimum.
+    model.set_params(C=2.0, max_iter=10000).fit(X_in, y_in)
+    expected = SkLogisticRegression(C=2.0, **TIGHT).fit(X, y)
+    ours = _model_objective(backend, model, X, y, 2.0)
+    assert ours == pytest.approx(
+        _model_objective(backend, expected, X, y, 2.0), rel=1e-6
+    )
+    # Without warm start, the same refit starts from zero and cannot converge.
+    cold = LogisticRegression(**TIGHT).fit(X_in, y_in)
+    with pytest.warns(ConvergenceWarning):
+        cold.set_params(max_iter=2).fit(X_in, y_in)
+
+
+# ----------------------------------------------------------------------------
+# Pickling, pandas.
+# ----------------------------------------------------------------------------
+
+
+def test_logistic_pickle_round_trip(backend, rng):
+    X, y = _classification(rng, LABELS["multiclass"], n_samples=60, n_features=4)
+    model = LogisticRegression().fit(backend.asarray(X), backend.asarray(y))
+    X_in = backend.asarray(X)
+    proba = backend.to_numpy(model.predict_proba(X_in))
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_allclose(backend.to_numpy(clone.predict_proba(X_in)), proba)
+    np.testing.assert_array_equal(
+        backend.to_numpy(clone.predict(X_in)), backend.to_numpy(model.predict(X_in))
+    )
+
+
+def test_logistic_pandas_feature_names(backend, rng):
+    pd = pytest.importorskip("pandas")
+    X, y = _classification(rng, LABELS["strings"], n_samples=60, n_features=3)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = LogisticRegression(**TIGHT).fit(frame, y)
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    assert model.n_features_in_ == 3
+    expected = SkLogisticRegression(**TIGHT).fit(X, y)
+    np.testing.assert_allclose(
+        model.predict_proba(frame), expected.predict_proba(X), rtol=0, atol=1e-4
+    )
+    with pytest.raises(ValueError, match="Feature names unseen at fit time"):
+        model.predict(pd.DataFrame(X, columns=["a", "b", "z"]))
+
+
+# ----------------------------------------------------------------------------
+# GridSearchCV and the batched-candidates protocol.
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "problem, scoring",
+    [
+        ("binary", ["accuracy", "neg_log_loss", "roc_auc"]),
+        ("multiclass", ["accuracy", "neg_log_loss"]),
+    ],
+)
+def test_grid_search_matches_sklearn(backend, rng, problem, scoring):
+    X, y = _classification(rng, LABELS[problem], n_samples=200, n_features=5)
+    grid = {"C": np.logspace(-3, 2, 6)}
+    kwargs = dict(scoring=scoring, refit="neg_log_loss")
+    theirs = SkGridSearchCV(SkLogisticRegression(**TIGHT), grid, **kwargs).fit(X, y)
+    ours = GridSearchCV(LogisticRegression(**TIGHT), grid, **kwargs).fit(
+        backend.asarray(X), backend.asarray(y)
+    )
+    for name in scoring:
+        key = f"mean_test_{name}"
+        np.testing.assert_allclose(
+            ours.cv_results_[key],
+            theirs.cv_results_[key],
+            rtol=0,
+            atol=1e-5,
+            err_msg=key,
+        )
+    assert ours.best_params_ == theirs.best_params_
+    assert ours.best_index_ == theirs.best_index_
+    backend.assert_family(ours.best_estimator_.coef_)
+    backend.assert_family(
+        ours.predict_proba(backend.asarray(X)), shape=(200, len(LABELS[problem]))
+    )
+
+
+def _batch_in(X, y, sw=None):
+    """Data in the compute namespace, as a search hands it to ``_fit_batch``."""
+    xp = compute_namespace()
+    return (
+        to_namespace(X, xp),
+        to_namespace(y, xp),
+        None if sw is None else to_namespace(sw, xp),
+    )
+
+
+CS = [1e-2, 0.3, 1.0, 30.0]
+
+
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_batched_fit_matches_one_by_one(backend, rng, problem):
+    X, y = _classification(rng, LABELS[problem], n_samples=150, n_features=5)
+    X_c, y_c, _ = _batch_in(X, y)
+    n, n_classes, k = len(y), len(LABELS[problem]), len(CS)
+    est = LogisticRegression(**TIGHT)
+    batches = list(est._fit_batch(X_c, y_c, [{"C": c} for c in CS], folds=None))
+    assert len(batches) == 1
+    model = batches[0]
+    assert len(model) == k
+    np.testing.assert_array_equal(backend.to_numpy(model.classes_), LABELS[problem])
+    proba = backend.to_numpy(model.predict_proba(X_c))
+    assert proba.shape == (k, n, n_classes)
+    dec = backend.to_numpy(model.decision_function(X_c))
+    assert dec.shape == ((k, n) if n_classes == 2 else (k, n, n_classes))
+    pred = backend.to_numpy(model.predict(X_c))
+    assert pred.shape == (k, n)
+    for i, c in enumerate(CS):
+        single = LogisticRegression(C=c, **TIGHT).fit(X_c, y_c)
+        np.testing.assert_allclose(
+            proba[i], backend.to_numpy(single.predict_proba(X_c)), rtol=0, atol=1e-5
+        )
+        np.testing.assert_allclose(
+            dec[i],
+            backend.to_numpy(single.decision_function(X_c)),
+            rtol=1e-5,
+            atol=1e-5,
+        )
+        expected = SkLogisticRegression(C=c, **TIGHT).fit(X, y)
+        _assert_same_predictions(pred[i], expected, X, 1e-6)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_batched_fit_on_folds(rng, problem, weighted):
+    X, y = _classification(rng, LABELS[problem], n_samples=150, n_features=5)
+    sw = rng.uniform(0.5, 3.0, len(y)) if weighted else None
+    order = rng.permutation(len(y))
+    folds = [np.sort(order[:100]), np.sort(order[50:])]
+    with config_context(device="cpu"):
+        est = LogisticRegression(**TIGHT)
+        batches = list(
+            est._fit_batch(X, y, [{"C": c} for c in CS], folds=folds, sample_weight=sw)
+        )
+        assert len(batches) == 2
+        for model, train in zip(batches, folds):
+            assert len(model) == len(CS)
+            proba = model.predict_proba(X)
+            for i, c in enumerate(CS):
+                single = LogisticRegression(C=c, **TIGHT).fit(
+                    X[train], y[train], sample_weight=None if sw is None else sw[train]
+                )
+                np.testing.assert_allclose(
+                    proba[i], single.predict_proba(X), rtol=0, atol=1e-5
+                )
