@@ -11,11 +11,13 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gpuml import config_context
-from gpuml.linear_model import Ridge
+from gpuml.linear_model import LogisticRegression, Ridge
 from gpuml.preprocessing import StandardScaler
 from tests.conftest import DEVICES
 
 ESTIMATORS = [
+    LogisticRegression(),
+    LogisticRegression(C=0.5, class_weight="balanced"),
     Ridge(),
     Ridge(solver="svd"),
     Ridge(solver="sparse_cg", tol=1e-8),

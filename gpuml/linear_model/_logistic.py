@@ -184,6 +184,15 @@ def _class_weights(class_weight, classes, y_index, sample_weight):
     host_classes = np.asarray(to_host(classes))
     indices = np.asarray(to_host(y_index))
     weights = None if sample_weight is None else np.asarray(to_host(sample_weight))
+    if class_weight == "balanced":
+        totals = np.bincount(indices, weights=weights, minlength=host_classes.size)
+        if np.any(totals <= 0):
+            empty = host_classes[np.flatnonzero(totals <= 0)[0]]
+            raise ValueError(
+                f"class_weight='balanced' needs a positive total sample weight in "
+                f"every class; class {empty!r} has none. Remove that class from y "
+                "or give its samples positive weights."
+            )
     per_class = compute_class_weight(
         class_weight,
         classes=host_classes,

@@ -529,7 +529,7 @@ def test_batched_fit_on_folds(rng, problem, weighted):
             est._fit_batch(X, y, [{"C": c} for c in CS], folds=folds, sample_weight=sw)
         )
         assert len(batches) == 2
-        for model, train in zip(batches, folds):
+        for model, train in zip(batches, folds, strict=True):
             assert len(model) == len(CS)
             proba = model.predict_proba(X)
             for i, c in enumerate(CS):
