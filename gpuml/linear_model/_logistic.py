@@ -20,6 +20,7 @@ through :meth:`LogisticRegression._fit_batch`.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from numbers import Integral, Real
 from types import ModuleType
@@ -40,6 +41,7 @@ from gpuml._array import (
     to_host,
     to_namespace,
 )
+from gpuml._backend import get_cupy
 from gpuml._sklearn_compat import (
     Hidden,
     Interval,
@@ -69,6 +71,32 @@ _CONVERGENCE_HINT = (
 
 def _expit(values, xp: ModuleType):
     return 0.5 * (xp.tanh(0.5 * values) + 1.0)
+
+
+@functools.cache
+def _binary_kernel():
+    return get_cupy().ElementwiseKernel(
+        "float64 raw, float64 target, float64 weight",
+        "float64 loss, float64 residual",
+        """
+        double e = exp(-fabs(raw));
+        loss = weight * ((raw > 0 ? raw : 0.0) + log1p(e) - target * raw);
+        double p = raw >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+        residual = weight * (p - target);
+        """,
+        "gpuml_binary_logistic_terms",
+    )
+
+
+def _binary_terms(raw, target, weights, xp: ModuleType):
+    """Weighted logistic losses and residuals ``w (sigmoid(raw) - y)``.
+
+    One fused kernel on the GPU; the NumPy expressions are the CPU path.
+    """
+    if xp is not np:
+        return _binary_kernel()(raw, target, weights)
+    loss = (np.logaddexp(0.0, raw) - target * raw) * weights
+    return loss, (_expit(raw, np) - target) * weights
 
 
 class _LogisticLoss:
@@ -130,28 +158,28 @@ class _LogisticLoss:
         k = params.shape[0]
         W, b = self.split(params)
         raw = self.raw(W, b)
+        n = raw.shape[0]
+        weights = self.weights[:, None, None]
         if self.n_rows == 1:
-            loss = xp.logaddexp(0.0, raw) - self.target[:, :, None] * raw
-            residual = _expit(raw, xp) - self.target[:, :, None]
+            loss, weighted = _binary_terms(raw, self.target[:, :, None], weights, xp)
         else:
             top = raw.max(axis=2, keepdims=True)
             shifted = raw - top
             norm = xp.log(xp.exp(shifted).sum(axis=2, keepdims=True))
-            loss = (norm - shifted) * self.target[:, None, :]
-            residual = xp.exp(shifted - norm) - self.target[:, None, :]
-        n = raw.shape[0]
-        weights = self.weights
+            loss = (norm - shifted) * self.target[:, None, :] * weights
+            weighted = (xp.exp(shifted - norm) - self.target[:, None, :]) * weights
         # Reductions over the samples as matrix-vector products (cuBLAS).
-        value = (weights @ loss.reshape(n, -1)).reshape(k, -1).sum(axis=1)
+        ones = xp.ones(n)
+        value = (ones @ loss.reshape(n, -1)).reshape(k, -1).sum(axis=1)
         penalty = 0.5 * self.inverse_C * (W * W).sum(axis=(1, 2))
         value = value / self.total + penalty / self.total
-        weighted = (residual * weights[:, None, None]).reshape(n, k * self.n_rows)
+        weighted = weighted.reshape(n, k * self.n_rows)
         grad_W = (self.X.T @ weighted.astype(self.X.dtype)).astype(xp.float64)
         grad_W = grad_W.T.reshape(k, self.n_rows, self.n_features) / self.total
         grad_W += (self.inverse_C / self.total)[:, None, None] * W
         grad = grad_W.reshape(k, -1)
         if self.fit_intercept:
-            grad_b = (xp.ones(n) @ weighted).reshape(k, self.n_rows) / self.total
+            grad_b = (ones @ weighted).reshape(k, self.n_rows) / self.total
             grad = xp.concatenate([grad, grad_b], axis=1)
         return value, grad
 

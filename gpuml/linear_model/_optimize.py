@@ -22,6 +22,7 @@ curvature are not added to a row's history.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -29,6 +30,7 @@ from types import ModuleType
 import numpy as np
 
 from gpuml._array import to_host
+from gpuml._backend import get_cupy
 
 FTOL = 64 * np.finfo(np.float64).eps
 _ARMIJO = 1e-4
@@ -45,8 +47,93 @@ class LbfgsResult:
     message: list[str]
 
 
+_DIRECTION_SOURCE = r"""
+extern "C" __global__ void lbfgs_direction(
+    const double* g, const double* S, const double* Y, const double* rho,
+    const double* gamma, const int* order, int n_hist, int k, long long d,
+    double* alpha, double* out)
+{
+    // One block per row: the two-loop recursion with block-wide dot products.
+    __shared__ double partial[256];
+    const int row = blockIdx.x, tid = threadIdx.x;
+    double* q = out + (long long)row * d;
+    for (long long j = tid; j < d; j += blockDim.x) q[j] = g[(long long)row * d + j];
+    __syncthreads();
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int t = 0; t < n_hist; ++t) {
+            const int h = pass == 0 ? n_hist - 1 - t : t;
+            const long long base = ((long long)order[h] * k + row) * d;
+            const double* dot_with = pass == 0 ? S + base : Y + base;
+            double sum = 0.0;
+            for (long long j = tid; j < d; j += blockDim.x) sum += dot_with[j] * q[j];
+            partial[tid] = sum;
+            __syncthreads();
+            for (int width = blockDim.x / 2; width > 0; width >>= 1) {
+                if (tid < width) partial[tid] += partial[tid + width];
+                __syncthreads();
+            }
+            const double r = rho[order[h] * k + row] * partial[0];
+            __syncthreads();
+            double coef;
+            const double* along;
+            if (pass == 0) {
+                if (tid == 0) alpha[h * k + row] = r;
+                coef = -r;
+                along = Y + base;
+            } else {
+                coef = alpha[h * k + row] - r;
+                along = S + base;
+            }
+            for (long long j = tid; j < d; j += blockDim.x) q[j] += coef * along[j];
+            __syncthreads();
+        }
+        if (pass == 0) {
+            for (long long j = tid; j < d; j += blockDim.x) q[j] *= gamma[row];
+            __syncthreads();
+        }
+    }
+    for (long long j = tid; j < d; j += blockDim.x) q[j] = -q[j];
+}
+"""
+
+
+@functools.cache
+def _direction_kernel():
+    return get_cupy().RawKernel(_DIRECTION_SOURCE, "lbfgs_direction")
+
+
 def _direction(g, S, Y, rho, order, gamma, xp):
-    """``-H g`` from the two-loop recursion, row by row (rows share slots)."""
+    """``-H g`` from the two-loop recursion, row by row (rows share slots).
+
+    On the GPU one kernel launch does the whole recursion (a block per row);
+    the NumPy code below is the CPU path and the kernel's oracle.
+    """
+    if xp is not np:
+        k, d = g.shape
+        out = xp.empty_like(g)
+        if not order:
+            out[...] = -gamma[:, None] * g
+            return out
+        alpha = xp.empty((len(order), k))
+        slots = xp.asarray(order, dtype=xp.int32)
+        _direction_kernel()(
+            (k,),
+            (256,),
+            (
+                g,
+                S,
+                Y,
+                rho,
+                gamma,
+                slots,
+                np.int32(len(order)),
+                np.int32(k),
+                np.int64(d),
+                alpha,
+                out,
+            ),
+        )
+        return out
     q = g.copy()
     alphas = []
     for slot in reversed(order):
@@ -99,7 +186,7 @@ def lbfgs(
     Y = xp.zeros((history, k, d))
     rho = xp.zeros((history, k))
     gamma = xp.ones(k)
-    has_pairs = np.zeros(k, dtype=bool)
+    has_pairs = xp.zeros(k, dtype=bool)
     order: list[int] = []
     n_iter = np.zeros(k, dtype=np.int32)
     converged = to_host(xp.abs(g).max(axis=1)) <= tol
@@ -117,19 +204,25 @@ def lbfgs(
         uphill = slope >= 0
         direction = xp.where(uphill[:, None], -g, direction)
         slope = xp.where(uphill, -(g * g).sum(axis=1), slope)
-        first = xp.asarray(~has_pairs)
         g_norm = xp.sqrt((g * g).sum(axis=1))
-        step = xp.where(first, xp.minimum(1.0, 1.0 / xp.maximum(g_norm, 1e-300)), 1.0)
+        first_step = xp.minimum(1.0, 1.0 / xp.maximum(g_norm, 1e-300))
+        step = xp.where(has_pairs, 1.0, first_step)
         step = xp.where(xp.asarray(active), step, 0.0)
-        accepted = ~active
         for _ in range(max_line_search):
             x_new = x + step[:, None] * direction
             f_new, g_new = fun(x_new)
             ok = (f_new <= f + _ARMIJO * step * slope) & xp.isfinite(f_new)
-            accepted = to_host(ok) | ~active
+            # One transfer: the test, and the convergence statistics of the
+            # rows that pass it (valid for them whatever happens to others).
+            reduction = (f - f_new) / xp.maximum(
+                xp.maximum(xp.abs(f), xp.abs(f_new)), 1.0
+            )
+            stats = to_host(xp.stack([ok, xp.abs(g_new).max(axis=1), reduction]))
+            accepted = stats[0].astype(bool) | ~active
             if accepted.all():
                 break
             step = xp.where(ok, step, 0.5 * step)
+        g_max, reduced = stats[1], stats[2]
         failed = ~accepted
         # Rows whose search failed keep their point (step 0) and stop.
         keep = xp.asarray(accepted & active)
@@ -147,11 +240,8 @@ def lbfgs(
         Y[slot] = xp.where(curved[:, None], y, 0)
         rho[slot] = xp.where(curved, 1.0 / xp.where(curved, sy, 1.0), 0)
         gamma = xp.where(curved, sy / xp.where(curved, yy, 1.0), gamma)
-        reduction = (f - f_new) / xp.maximum(xp.maximum(xp.abs(f), xp.abs(f_new)), 1.0)
+        has_pairs = has_pairs | curved
         x, f, g = x_new, f_new, g_new
-        stats = to_host(xp.stack([xp.abs(g).max(axis=1), reduction, curved]))
-        g_max, reduced, curved_host = stats[0], stats[1], stats[2].astype(bool)
-        has_pairs |= curved_host
         n_iter[active] += 1
         for row in np.flatnonzero(active):
             if failed[row]:
