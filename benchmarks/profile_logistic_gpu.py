@@ -16,8 +16,7 @@ from sklearn.model_selection import KFold
 
 from benchmarks.bench_logistic import CS, make_data
 from gpuml import config_context
-from gpuml.linear_model import LogisticRegression
-from gpuml.linear_model import _optimize
+from gpuml.linear_model import LogisticRegression, _optimize
 from gpuml.model_selection import GridSearchCV
 
 
