@@ -121,7 +121,8 @@ class _LogisticLoss:
         self.n_features = X.shape[1]
         self.fit_intercept = fit_intercept
         n = X.shape[0]
-        self.weights = xp.ones(n) if weights is None else weights
+        self.ones = xp.ones(n)
+        self.weights = self.ones if weights is None else weights
         self.total = float(self.weights.sum())
         self.inverse_C = inverse_C
         if self.n_rows == 1:
@@ -169,7 +170,7 @@ class _LogisticLoss:
             loss = (norm - shifted) * self.target[:, None, :] * weights
             weighted = (xp.exp(shifted - norm) - self.target[:, None, :]) * weights
         # Reductions over the samples as matrix-vector products (cuBLAS).
-        ones = xp.ones(n)
+        ones = self.ones
         value = (ones @ loss.reshape(n, -1)).reshape(k, -1).sum(axis=1)
         penalty = 0.5 * self.inverse_C * (W * W).sum(axis=(1, 2))
         value = value / self.total + penalty / self.total
@@ -177,10 +178,14 @@ class _LogisticLoss:
         grad_W = (self.X.T @ weighted.astype(self.X.dtype)).astype(xp.float64)
         grad_W = grad_W.T.reshape(k, self.n_rows, self.n_features) / self.total
         grad_W += (self.inverse_C / self.total)[:, None, None] * W
-        grad = grad_W.reshape(k, -1)
-        if self.fit_intercept:
-            grad_b = (ones @ weighted).reshape(k, self.n_rows) / self.total
-            grad = xp.concatenate([grad, grad_b], axis=1)
+        if not self.fit_intercept:
+            return value, grad_W.reshape(k, -1)
+        grad = xp.empty((k, self.n_params))
+        grad[:, : self.n_rows * self.n_features] = grad_W.reshape(k, -1)
+        grad[:, self.n_rows * self.n_features :] = (ones @ weighted).reshape(
+            k, self.n_rows
+        )
+        grad[:, self.n_rows * self.n_features :] /= self.total
         return value, grad
 
 

@@ -186,7 +186,7 @@ def lbfgs(
     Y = xp.zeros((history, k, d))
     rho = xp.zeros((history, k))
     gamma = xp.ones(k)
-    has_pairs = xp.zeros(k, dtype=bool)
+    has_pairs = np.zeros(k, dtype=bool)  # host: which rows have a curvature pair
     order: list[int] = []
     n_iter = np.zeros(k, dtype=np.int32)
     converged = to_host(xp.abs(g).max(axis=1)) <= tol
@@ -195,53 +195,78 @@ def lbfgs(
         for c in converged
     ]
     active = ~converged
+    # Device copies of host masks, rebuilt only when the host masks change.
+    active_mask = first_mask = None
+    active_key = first_key = None
     for iteration in range(max_iter):
         if not active.any():
             break
         direction = _direction(g, S, Y, rho, order, gamma, xp)
+        gg = (g * g).sum(axis=1)
         slope = (g * direction).sum(axis=1)
         # A non-descent direction (rounding) restarts the row along -g.
-        uphill = slope >= 0
-        direction = xp.where(uphill[:, None], -g, direction)
-        slope = xp.where(uphill, -(g * g).sum(axis=1), slope)
-        g_norm = xp.sqrt((g * g).sum(axis=1))
-        first_step = xp.minimum(1.0, 1.0 / xp.maximum(g_norm, 1e-300))
-        step = xp.where(has_pairs, 1.0, first_step)
-        step = xp.where(xp.asarray(active), step, 0.0)
+        uphill = (slope >= 0).astype(xp.float64)
+        direction -= uphill[:, None] * (direction + g)
+        slope -= uphill * (slope + gg)
+        # Unit steps, 1/||g|| on a row's first iteration, 0 for finished rows.
+        first = active & ~has_pairs
+        if first.any():
+            if first_key != first.tobytes():
+                first_key, first_mask = first.tobytes(), xp.asarray(first)
+            base = xp.where(first_mask, xp.minimum(1.0, 1.0 / xp.sqrt(gg)), 1.0)
+        else:
+            base = xp.ones(k)
+        if active.all():
+            step = base
+        else:
+            if active_key != active.tobytes():
+                active_key = active.tobytes()
+                active_mask = xp.asarray(active.astype(np.float64))
+            step = base * active_mask
         for _ in range(max_line_search):
-            x_new = x + step[:, None] * direction
-            f_new, g_new = fun(x_new)
+            s = step[:, None] * direction
+            f_new, g_new = fun(x + s)
             ok = (f_new <= f + _ARMIJO * step * slope) & xp.isfinite(f_new)
-            # One transfer: the test, and the convergence statistics of the
-            # rows that pass it (valid for them whatever happens to others).
+            y = g_new - g
+            sy, yy = (s * y).sum(axis=1), (y * y).sum(axis=1)
+            # One transfer: the test, and for the rows that pass it their
+            # convergence statistics and whether the pair has curvature.
             reduction = (f - f_new) / xp.maximum(
                 xp.maximum(xp.abs(f), xp.abs(f_new)), 1.0
             )
-            stats = to_host(xp.stack([ok, xp.abs(g_new).max(axis=1), reduction]))
+            stats = to_host(
+                xp.stack([ok, xp.abs(g_new).max(axis=1), reduction, sy > 1e-10 * yy])
+            )
             accepted = stats[0].astype(bool) | ~active
             if accepted.all():
                 break
             step = xp.where(ok, step, 0.5 * step)
         g_max, reduced = stats[1], stats[2]
         failed = ~accepted
-        # Rows whose search failed keep their point (step 0) and stop.
-        keep = xp.asarray(accepted & active)
-        x_new = xp.where(keep[:, None], x_new, x)
-        f_new = xp.where(keep, f_new, f)
-        g_new = xp.where(keep[:, None], g_new, g)
-        s, y = x_new - x, g_new - g
-        sy, yy = (s * y).sum(axis=1), (y * y).sum(axis=1)
-        curved = keep & (sy > 1e-10 * yy)
+        moved = accepted & active
+        curved = moved & stats[3].astype(bool)
+        if failed.any():  # those rows keep their point and stop
+            keep = xp.asarray(moved.astype(np.float64))
+            s *= keep[:, None]
+            y *= keep[:, None]
+            f_new = f + keep * (f_new - f)
+            g_new = g + y
+        x = x + s
+        f, g = f_new, g_new
         slot = (order[-1] + 1) % history if order else 0
         if len(order) == history:
             order = order[1:]
         order.append(slot)
-        S[slot] = xp.where(curved[:, None], s, 0)
-        Y[slot] = xp.where(curved[:, None], y, 0)
-        rho[slot] = xp.where(curved, 1.0 / xp.where(curved, sy, 1.0), 0)
-        gamma = xp.where(curved, sy / xp.where(curved, yy, 1.0), gamma)
-        has_pairs = has_pairs | curved
-        x, f, g = x_new, f_new, g_new
+        if curved.all():
+            S[slot], Y[slot] = s, y
+            rho[slot] = 1.0 / sy
+            gamma = sy / yy
+        else:
+            c = xp.asarray(curved.astype(np.float64))
+            S[slot], Y[slot] = s * c[:, None], y * c[:, None]
+            rho[slot] = c / (sy * c + (1 - c))
+            gamma = c * sy / (yy * c + (1 - c)) + (1 - c) * gamma
+        has_pairs |= curved
         n_iter[active] += 1
         for row in np.flatnonzero(active):
             if failed[row]:
