@@ -7,7 +7,10 @@ removed from it.
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gpuml import config_context
@@ -40,5 +43,14 @@ def expected_failed_checks(estimator):
 @pytest.mark.parametrize("device", DEVICES)
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check, device):
-    with config_context(device=device):
+    with config_context(device=device), warnings.catch_warnings():
+        if _check_name(check) == "check_non_transformer_estimators_n_iter":
+            # The check fits unscaled iris with max_iter=100, where lbfgs
+            # (scikit-learn's as well as gpuml's) stops at the limit with a
+            # ConvergenceWarning; the check is about n_iter_ being reported.
+            warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def _check_name(check) -> str:
+    return getattr(check, "func", check).__name__
