@@ -192,13 +192,10 @@ class _LogisticLoss:
 def _encode_labels(y, xp: ModuleType):
     """``(classes, y_index)``: sorted labels (host for host y) and indices."""
     if input_family(y) == HOST:
-        y = check_y_host(y)
-        kind = type_of_target(y, np, input_name="y")
-        labels = y
+        labels = check_y_host(y)
     else:
-        y = to_namespace(y, xp) if xp is not np else to_host(y)
-        kind = type_of_target(y, namespace_of(y), input_name="y")
-        labels = y
+        labels = to_namespace(y, xp) if xp is not np else to_host(y)
+    kind = type_of_target(labels, namespace_of(labels), input_name="y")
     if kind not in ("binary", "multiclass"):
         raise ValueError(
             f"Unknown label type: {kind}. Maybe you are trying to fit a classifier, "
@@ -507,13 +504,16 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         family = input_family(X)
         xp = compute_namespace()
         scores = self._decision_xp(X, xp)
-        return to_family(_probabilities(scores, xp), family)
+        return to_family(_probabilities(scores, xp, binary=scores.ndim == 1), family)
 
     def predict_log_proba(self, X):
         """Logarithm of the class probabilities."""
         family = input_family(X)
         xp = compute_namespace()
-        return to_family(xp.log(_probabilities(self._decision_xp(X, xp), xp)), family)
+        scores = self._decision_xp(X, xp)
+        return to_family(
+            xp.log(_probabilities(scores, xp, binary=scores.ndim == 1)), family
+        )
 
     def predict(self, X):
         """Class labels: host labels as NumPy, device labels in X's family."""
@@ -592,10 +592,12 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         return tags
 
 
-def _probabilities(scores, xp):
-    """Probabilities from decision values: (n,) binary or (n, c) multinomial."""
-    if scores.ndim == 1 or scores.shape[-1] == 1:
-        positive = _expit(scores if scores.ndim == 1 else scores[..., 0], xp)
+def _probabilities(scores, xp, *, binary: bool):
+    """Probabilities from decision values, the classes on a new last axis
+    (binary: one column of scores in, two out) or on the last axis
+    (multinomial softmax)."""
+    if binary:
+        positive = _expit(scores, xp)
         return xp.stack([1 - positive, positive], axis=-1)
     top = scores.max(axis=-1, keepdims=True)
     exp = xp.exp(scores - top)
@@ -637,11 +639,7 @@ class LogisticBatch:
 
     def predict_proba(self, X):
         scores = self.decision_function(X)
-        xp = namespace_of(scores)
-        if scores.ndim == 2:
-            positive = _expit(scores, xp)
-            return xp.stack([1 - positive, positive], axis=-1)
-        return _probabilities(scores, xp)
+        return _probabilities(scores, namespace_of(scores), binary=scores.ndim == 2)
 
     def predict_log_proba(self, X):
         proba = self.predict_proba(X)

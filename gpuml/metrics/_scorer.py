@@ -51,7 +51,13 @@ _NATIVE = {func.__name__: func for func in BATCH_KERNELS}
 _PROBA_METHODS = ("predict_proba", "predict_log_proba")
 
 
-def _first_method(estimator, response_method):
+def response_method_of(estimator, response_method, owner=None):
+    """``(name, bound method)``: the first of ``response_method`` it has.
+
+    ``owner`` names the estimator in the error (when ``estimator`` is a
+    stand-in for it, such as a search's batch model).
+    """
+    owner = estimator if owner is None else owner
     single = isinstance(response_method, str)
     methods = (response_method,) if single else response_method
     for name in methods:
@@ -59,7 +65,7 @@ def _first_method(estimator, response_method):
         if method is not None:
             return name, method
     raise AttributeError(
-        f"{type(estimator).__name__} has none of the following attributes: "
+        f"{type(owner).__name__} has none of the following attributes: "
         f"{', '.join(methods)}."
     )
 
@@ -71,11 +77,21 @@ def response_values(estimator, X, response_method, pos_label=None):
     ``pos_label`` (by default the greater class) and a decision function is
     negated when ``pos_label`` is the lesser class.
     """
-    name, method = _first_method(estimator, response_method)
+    name, method = response_method_of(estimator, response_method)
     y_pred = method(X)
     if is_regressor(estimator) or not hasattr(estimator, "classes_"):
         return y_pred
-    classes = np.asarray(to_host(estimator.classes_))
+    return binary_response(y_pred, name, estimator.classes_, pos_label)
+
+
+def binary_response(y_pred, method_name, classes, pos_label, *, stacked=False):
+    """scikit-learn's binary post-processing of a classifier's response.
+
+    ``y_pred`` is what ``method_name`` returned: one candidate's response, or
+    (``stacked=True``) several candidates' stacked on a leading axis. The
+    class axis of probabilities is the last one either way.
+    """
+    classes = np.asarray(to_host(classes))
     if pos_label is not None and pos_label not in classes.tolist():
         raise ValueError(
             f"pos_label={pos_label} is not a valid label: It should be one of {classes}"
@@ -84,10 +100,10 @@ def response_values(estimator, X, response_method, pos_label=None):
         return y_pred
     if pos_label is None:
         pos_label = classes[-1]
-    if name in _PROBA_METHODS and y_pred.ndim == 2:
-        column = int(np.flatnonzero(classes == pos_label)[0])
-        return y_pred[:, column]
-    if name == "decision_function" and pos_label == classes[0]:
+    probabilities = y_pred.ndim == (3 if stacked else 2)
+    if method_name in _PROBA_METHODS and probabilities:
+        return y_pred[..., int(np.flatnonzero(classes == pos_label)[0])]
+    if method_name == "decision_function" and pos_label == classes[0]:
         return -y_pred
     return y_pred
 
@@ -459,9 +475,11 @@ def _check_multimetric_scoring(estimator, scoring) -> dict:
 __all__ = [
     "MultimetricScorer",
     "Scorer",
+    "binary_response",
     "check_scoring",
     "get_scorer",
     "get_scorer_names",
     "make_scorer",
+    "response_method_of",
     "response_values",
 ]

@@ -34,11 +34,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 from sklearn.base import clone, is_regressor
 
-from gpuml._array import to_host
-from gpuml.metrics._scorer import MultimetricScorer, Scorer, get_scorer
+from gpuml.metrics._scorer import (
+    MultimetricScorer,
+    Scorer,
+    binary_response,
+    get_scorer,
+    response_method_of,
+)
 
 
 def final_step(estimator):
@@ -149,38 +153,14 @@ def batch_scorers(scorer, estimator) -> dict | None:
 def batch_response(model, X, scorer: Scorer, estimator):
     """The stacked response ``scorer`` needs, post-processed like scikit-learn.
 
-    Mirrors :func:`gpuml.metrics.response_values` on a leading candidate
-    axis: for a binary classifier, probabilities are reduced to the positive
-    class's column and a decision function is negated when the positive
-    class is the lesser one.
+    :func:`gpuml.metrics.response_values` on a leading candidate axis: the
+    same method lookup and the same binary post-processing.
     """
-    methods = scorer._response_method
-    methods = (methods,) if isinstance(methods, str) else methods
-    for name in methods:
-        method = getattr(model, name, None)
-        if method is not None:
-            break
-    else:
-        raise AttributeError(
-            f"{type(estimator).__name__} has none of the following attributes: "
-            f"{', '.join(methods)}."
-        )
+    name, method = response_method_of(model, scorer._response_method, estimator)
     y_pred = method(X)
     _, step = final_step(estimator)
     if is_regressor(step) or not hasattr(model, "classes_"):
         return y_pred
-    classes = np.asarray(to_host(model.classes_))
-    pos_label = scorer._pos_label()
-    if pos_label is not None and pos_label not in classes.tolist():
-        raise ValueError(
-            f"pos_label={pos_label} is not a valid label: It should be one of {classes}"
-        )
-    if classes.shape[0] != 2:
-        return y_pred
-    if pos_label is None:
-        pos_label = classes[-1]
-    if name in ("predict_proba", "predict_log_proba") and y_pred.ndim == 3:
-        return y_pred[:, :, int(np.flatnonzero(classes == pos_label)[0])]
-    if name == "decision_function" and pos_label == classes[0]:
-        return -y_pred
-    return y_pred
+    return binary_response(
+        y_pred, name, model.classes_, scorer._pos_label(), stacked=True
+    )

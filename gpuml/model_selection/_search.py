@@ -23,7 +23,6 @@ is gpuml's. It differs from scikit-learn's in where the work happens:
 
 from __future__ import annotations
 
-import inspect
 import time
 import warnings
 from collections import defaultdict
@@ -57,19 +56,6 @@ from gpuml.model_selection._tasks import (
     evaluate_pipeline_groups,
     has_prefix,
 )
-
-
-def _accepts_sample_weight(scorer) -> bool:
-    """Whether ``scorer`` takes ``sample_weight`` (scikit-learn 1.9's rule)."""
-    if isinstance(scorer, MultimetricScorer):
-        return any(_accepts_sample_weight(s) for s in scorer._scorers.values())
-    accept = getattr(scorer, "_accept_sample_weight", None)
-    if accept is not None:
-        return accept()
-    try:
-        return "sample_weight" in inspect.signature(scorer).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def _placeholder(n_samples: int) -> np.ndarray:
@@ -223,14 +209,14 @@ class _DeviceSearchMixin:
             return {}
         if isinstance(scorer, MultimetricScorer):
             for name, s in scorer._scorers.items():
-                if not _accepts_sample_weight(s):
+                if not s._accept_sample_weight():
                     warnings.warn(
                         f"The scoring {name}={s} does not support sample_weight, "
                         "which may lead to statistically incorrect results when "
                         f"fitting {self} with sample_weight. ",
                         stacklevel=3,
                     )
-        elif not _accepts_sample_weight(scorer):
+        elif not scorer._accept_sample_weight():
             warnings.warn(
                 f"The scoring {scorer} does not support sample_weight, which may "
                 "lead to statistically incorrect results when fitting "
