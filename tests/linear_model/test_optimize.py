@@ -80,7 +80,10 @@ def test_direction_kernel_matches_numpy(rng):
     expected = _direction(g, S, Y, rho, order, gamma, np)
     args = [cupy.asarray(a) for a in (g, S, Y, rho)]
     got = _direction(*args, order, cupy.asarray(gamma), cupy)
-    np.testing.assert_allclose(got.get(), expected, rtol=1e-12, atol=1e-12)
+    # Block-wide dot products add in another order than NumPy's: rounding at
+    # 1e-12 of the entries' scale (they reach 1e3 on this random history).
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(got.get(), expected, rtol=1e-10, atol=1e-12 * scale)
     empty = _direction(*args, [], cupy.asarray(gamma), cupy)
     np.testing.assert_allclose(empty.get(), -gamma[:, None] * g)
 
