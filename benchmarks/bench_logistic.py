@@ -11,7 +11,10 @@ The workloads of issue 5, float32, binary:
   on 16 cores against gpuml on the GPU.
 
 Labels are drawn from the logistic model itself (coefficients of norm 3), so
-the classes overlap and the best C is inside the grid.
+the classes overlap. The mean accuracies of the larger Cs agree to a test
+sample or two, so "the same best C" holds only when each fold's model is
+scikit-learn's to rounding: the notes give the best C of both and the
+largest difference in mean accuracy.
 """
 
 from __future__ import annotations
@@ -168,11 +171,4 @@ def _fit_rows(quick: bool, repeat: int) -> list[dict]:
 
 
 def run(quick: bool, repeat: int = DEFAULT_REPEAT) -> list[dict]:
-    # The default tol, then a tight one: at tol=1e-4 each optimiser stops at
-    # its own point near the optimum, which can move a test-fold accuracy by
-    # a sample or two, enough to reorder Cs whose accuracies are that close.
-    return (
-        _search_rows(quick, repeat)
-        + _search_rows(quick, repeat, tol=1e-6)
-        + _fit_rows(quick, repeat)
-    )
+    return _search_rows(quick, repeat) + _fit_rows(quick, repeat)

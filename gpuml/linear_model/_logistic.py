@@ -59,14 +59,26 @@ from gpuml.base import DeviceCacheMixin
 from gpuml.linear_model._optimize import lbfgs
 from gpuml.metrics._base import type_of_target
 
-_CONVERGENCE_HINT = (
-    "Increase the number of iterations to improve the convergence "
-    "(max_iter={max_iter}).\nYou might also want to scale the data as shown in:\n"
-    "    https://scikit-learn.org/stable/modules/preprocessing.html\n"
-    "Please also refer to the documentation for alternative solver options:\n"
-    "    https://scikit-learn.org/stable/modules/linear_model.html"
-    "#logistic-regression"
-)
+
+def _convergence_message(result, row: int, max_iter: int) -> str:
+    """scikit-learn's ConvergenceWarning text for one row of an L-BFGS run."""
+    n_iter = min(int(result.n_iter[row]), max_iter)
+    message = (
+        f"lbfgs failed to converge after {n_iter} iteration(s) "
+        f"(status={result.status[row]}):\n{result.message[row]}\n"
+    )
+    if n_iter == max_iter:
+        message += (
+            "\nIncrease the number of iterations to improve the convergence "
+            f"(max_iter={max_iter})."
+        )
+    return message + (
+        "\nYou might also want to scale the data as shown in:\n"
+        "    https://scikit-learn.org/stable/modules/preprocessing.html\n"
+        "Please also refer to the documentation for alternative solver options:\n"
+        "    https://scikit-learn.org/stable/modules/linear_model.html"
+        "#logistic-regression"
+    )
 
 
 def _expit(values, xp: ModuleType):
@@ -76,27 +88,71 @@ def _expit(values, xp: ModuleType):
 @functools.cache
 def _binary_kernel():
     return get_cupy().ElementwiseKernel(
-        "float64 raw, float64 target, float64 weight",
+        "float64 raw, float64 intercept, float64 target, float64 weight",
         "float64 loss, float64 residual",
         """
-        double e = exp(-fabs(raw));
-        loss = weight * ((raw > 0 ? raw : 0.0) + log1p(e) - target * raw);
-        double p = raw >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+        const double z = raw + intercept;
+        const double e = exp(-fabs(z));
+        loss = weight * ((z > 0 ? z : 0.0) + log1p(e) - target * z);
+        const double p = z >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
         residual = weight * (p - target);
         """,
         "gpuml_binary_logistic_terms",
     )
 
 
-def _binary_terms(raw, target, weights, xp: ModuleType):
-    """Weighted logistic losses and residuals ``w (sigmoid(raw) - y)``.
+def _binary_terms(raw, intercept, target, weights, xp: ModuleType):
+    """Weighted logistic losses and residuals ``w (sigmoid(z) - y)`` of the
+    decision values ``z = raw + intercept`` (broadcast).
 
     One fused kernel on the GPU; the NumPy expressions are the CPU path.
     """
     if xp is not np:
-        return _binary_kernel()(raw, target, weights)
-    loss = (np.logaddexp(0.0, raw) - target * raw) * weights
-    return loss, (_expit(raw, np) - target) * weights
+        return _binary_kernel()(raw, intercept, target, weights)
+    z = raw + intercept
+    loss = (np.logaddexp(0.0, z) - target * z) * weights
+    return loss, (_expit(z, np) - target) * weights
+
+
+_FINISH_SOURCE = r"""
+// Per candidate row r: the gradient (k, d) from the data terms grad_W (p,
+// k * rows: column r * rows + c), grad_b (k * rows), plus the penalty, all
+// over the total weight; and the value from the summed losses.
+extern "C" __global__ void logistic_finish(
+    const double* params, const double* grad_W, const double* grad_b,
+    const double* loss_sum, const double* inverse_C, double total,
+    int rows, long long p, int fit_intercept, double* value, double* grad)
+{
+    __shared__ double partial[256];
+    const int r = blockIdx.x, tid = threadIdx.x, k = gridDim.x;
+    const long long n_coef = rows * p, d = n_coef + (fit_intercept ? rows : 0);
+    const double* w = params + r * d;
+    double squares = 0.0;
+    for (long long j = tid; j < d; j += blockDim.x) {
+        double g;
+        if (j < n_coef) {
+            const long long c = j / p, f = j % p;
+            g = grad_W[f * (long long)k * rows + r * rows + c] + inverse_C[r] * w[j];
+            squares += w[j] * w[j];
+        } else {
+            g = grad_b[r * rows + (j - n_coef)];
+        }
+        grad[r * d + j] = g / total;
+    }
+    partial[tid] = squares;
+    __syncthreads();
+    for (int width = blockDim.x / 2; width > 0; width >>= 1) {
+        if (tid < width) partial[tid] += partial[tid + width];
+        __syncthreads();
+    }
+    if (tid == 0) value[r] = (loss_sum[r] + 0.5 * inverse_C[r] * partial[0]) / total;
+}
+"""
+
+
+@functools.cache
+def _finish_kernel():
+    return get_cupy().RawKernel(_FINISH_SOURCE, "logistic_finish")
 
 
 class _LogisticLoss:
@@ -105,6 +161,9 @@ class _LogisticLoss:
     Parameters
     ----------
     X : array of shape (n_samples, n_features), dense or CSR, in ``xp``
+        The decision values and the gradient's data pass are computed in
+        its dtype (float32 X with float32 coefficients, as scikit-learn's
+        lbfgs does); the pointwise terms, sums and the optimiser in float64.
     y : int array of shape (n_samples,)
         Class indices into the fitted classes.
     n_classes : int
@@ -113,6 +172,12 @@ class _LogisticLoss:
     inverse_C : float64 array of shape (k,)
         ``1 / C`` per candidate (0 for no penalty).
     fit_intercept : bool
+
+    Parameter rows are ``[W (rows x p, row-major), b (rows)]``. One
+    evaluation is two passes over ``X`` for all candidates (``X @ W'`` and
+    ``X' @ residuals``), the pointwise terms (one fused kernel for binary
+    problems), two matrix-vector sums over the samples, and one kernel that
+    adds the penalty and assembles values and gradients.
     """
 
     def __init__(self, X, y, n_classes, weights, inverse_C, fit_intercept, xp):
@@ -146,47 +211,65 @@ class _LogisticLoss:
             b = self.xp.zeros((k, self.n_rows))
         return W, b
 
-    def raw(self, W, b, X=None):
-        """Decision values ``(n, k, rows)`` in float64."""
-        X = self.X if X is None else X
-        k = W.shape[0]
-        flat = W.reshape(k * self.n_rows, self.n_features).astype(X.dtype)
-        raw = (X @ flat.T).astype(self.xp.float64)
-        return raw.reshape(X.shape[0], k, self.n_rows) + b[None]
-
     def __call__(self, params):
         xp = self.xp
         k = params.shape[0]
         W, b = self.split(params)
-        raw = self.raw(W, b)
-        n = raw.shape[0]
-        weights = self.weights[:, None, None]
-        if self.n_rows == 1:
-            loss, weighted = _binary_terms(raw, self.target[:, :, None], weights, xp)
+        n, rows = self.X.shape[0], self.n_rows
+        dtype = self.X.dtype
+        raw = self.X @ W.reshape(k * rows, self.n_features).astype(dtype).T
+        weights = self.weights[:, None]
+        if rows == 1:
+            loss, residual = _binary_terms(raw, b[:, 0], self.target, weights, xp)
+            loss_sum = self.ones @ loss
         else:
-            top = raw.max(axis=2, keepdims=True)
-            shifted = raw - top
+            z = raw.reshape(n, k, rows) + b[None]
+            shifted = z - z.max(axis=2, keepdims=True)
             norm = xp.log(xp.exp(shifted).sum(axis=2, keepdims=True))
-            loss = (norm - shifted) * self.target[:, None, :] * weights
-            weighted = (xp.exp(shifted - norm) - self.target[:, None, :]) * weights
-        # Reductions over the samples as matrix-vector products (cuBLAS).
-        ones = self.ones
-        value = (ones @ loss.reshape(n, -1)).reshape(k, -1).sum(axis=1)
-        penalty = 0.5 * self.inverse_C * (W * W).sum(axis=(1, 2))
-        value = value / self.total + penalty / self.total
-        weighted = weighted.reshape(n, k * self.n_rows)
-        grad_W = (self.X.T @ weighted.astype(self.X.dtype)).astype(xp.float64)
-        grad_W = grad_W.T.reshape(k, self.n_rows, self.n_features) / self.total
-        grad_W += (self.inverse_C / self.total)[:, None, None] * W
-        if not self.fit_intercept:
-            return value, grad_W.reshape(k, -1)
-        grad = xp.empty((k, self.n_params))
-        grad[:, : self.n_rows * self.n_features] = grad_W.reshape(k, -1)
-        grad[:, self.n_rows * self.n_features :] = (ones @ weighted).reshape(
-            k, self.n_rows
-        )
-        grad[:, self.n_rows * self.n_features :] /= self.total
-        return value, grad
+            target = self.target[:, None, :]
+            loss = ((norm - shifted) * target).sum(axis=2) * weights
+            residual = (xp.exp(shifted - norm) - target) * weights[:, :, None]
+            residual = residual.reshape(n, k * rows)
+            loss_sum = self.ones @ loss
+        grad_W = self.X.T @ residual.astype(dtype, copy=False)  # (p, k * rows)
+        grad_b = self.ones @ residual  # (k * rows,)
+        return self._finish(params, grad_W, grad_b, loss_sum)
+
+    def _finish(self, params, grad_W, grad_b, loss_sum):
+        """Values (k,) and gradients (k, d): data terms plus the penalty, over
+        the total weight (one kernel on the GPU)."""
+        xp = self.xp
+        k, d = params.shape
+        rows, p = self.n_rows, self.n_features
+        if xp is not np:
+            value, grad = xp.empty(k), xp.empty((k, d))
+            grad_W = grad_W.astype(xp.float64, copy=False)
+            _finish_kernel()(
+                (k,),
+                (256,),
+                (
+                    params,
+                    xp.ascontiguousarray(grad_W),
+                    grad_b,
+                    loss_sum,
+                    self.inverse_C,
+                    np.float64(self.total),
+                    np.int32(rows),
+                    np.int64(p),
+                    np.int32(self.fit_intercept),
+                    value,
+                    grad,
+                ),
+            )
+            return value, grad
+        coef = params[:, : rows * p]
+        grad = np.empty((k, d))
+        grad[:, : rows * p] = grad_W.T.reshape(k, rows * p)
+        grad[:, : rows * p] += self.inverse_C[:, None] * coef
+        if self.fit_intercept:
+            grad[:, rows * p :] = grad_b.reshape(k, rows)
+        value = loss_sum + 0.5 * self.inverse_C * (coef * coef).sum(axis=1)
+        return value / self.total, grad / self.total
 
 
 def _encode_labels(y, xp: ModuleType):
@@ -237,9 +320,10 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
 
     A drop-in replacement for :class:`sklearn.linear_model.LogisticRegression`
     with ``solver="lbfgs"``: the same parameters, objective, attributes and
-    results. It minimises scikit-learn's objective with an L-BFGS that runs
-    on the compute device (see :mod:`gpuml.linear_model._optimize`): CuPy
-    when a GPU is usable, else NumPy. Binary problems use the logistic loss,
+    results. It minimises scikit-learn's objective with SciPy's L-BFGS-B
+    algorithm (the one scikit-learn's lbfgs calls) run on the compute device
+    (see :mod:`gpuml.linear_model._optimize`): CuPy when a GPU is usable,
+    else NumPy. Binary problems use the logistic loss,
     three or more classes the multinomial loss. Predictions come back in
     the family of their input; fitted attributes live in the family of the
     training input.
@@ -282,7 +366,7 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     n_iter_ : ndarray of shape (1,)
-        L-BFGS iterations.
+        L-BFGS iterations, at most ``max_iter``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
@@ -394,29 +478,54 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         return 1.0 / C
 
     def _problem(self, X, y, sample_weight, xp):
-        """Validated inputs: classes, the loss data and per-sample weights."""
+        """Validated labels: ``(classes, class indices, sample weights)``."""
         classes, y_index = _encode_labels(y, xp)
+        if y_index.shape[0] != X.shape[0]:
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                f"[{X.shape[0]}, {y_index.shape[0]}]"
+            )
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(
+                sample_weight, X.shape[0], xp=xp, dtype=xp.float64
+            )
+        return classes, y_index, sample_weight
+
+    def _solve(self, X, classes, y_index, sample_weight, inverse_C, xp, x0=None):
+        """Minimise the objective of each ``1 / C`` in ``inverse_C`` (rows of
+        one batched L-BFGS); returns the loss and the optimiser's result."""
         n_classes = int(classes.shape[0])
         if n_classes < 2:
             raise ValueError(
                 "This solver needs samples of at least 2 classes in the data, but "
                 f"the data contains only one class: {to_host(classes)[0]!r}"
             )
-        if y_index.shape[0] != X.shape[0]:
-            raise ValueError(
-                "Found input variables with inconsistent numbers of samples: "
-                f"[{X.shape[0]}, {y_index.shape[0]}]"
-            )
-        weights = None
-        if sample_weight is not None:
-            weights = check_sample_weight(
-                sample_weight, X.shape[0], xp=xp, dtype=xp.float64
-            )
+        weights = sample_weight
         per_class = _class_weights(self.class_weight, classes, y_index, weights)
         if per_class is not None:
             factors = xp.asarray(per_class, dtype=xp.float64)[y_index]
             weights = factors if weights is None else weights * factors
-        return classes, y_index, n_classes, weights
+        loss = _LogisticLoss(
+            X,
+            y_index,
+            n_classes,
+            weights,
+            inverse_C,
+            self.fit_intercept,
+            xp,
+        )
+        if x0 is None:
+            x0 = xp.zeros((inverse_C.shape[0], loss.n_params))
+        result = lbfgs(
+            loss, x0, max_iter=self.max_iter, tol=self.tol, xp=xp, verbose=self.verbose
+        )
+        for row in np.flatnonzero(result.status != 0):
+            warnings.warn(
+                _convergence_message(result, row, self.max_iter),
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        return loss, result
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
@@ -438,47 +547,32 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         xp = compute_namespace()
         family = input_family(X)
         X = validate_data(self, X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
-        classes, y_index, n_classes, weights = self._problem(X, y, sample_weight, xp)
-        loss = _LogisticLoss(
-            X,
-            y_index,
-            n_classes,
-            weights,
-            xp.asarray([self._inverse_C(self.C)]),
-            self.fit_intercept,
-            xp,
-        )
-        x0 = xp.zeros((1, loss.n_params))
+        classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
+        x0 = None
         if self.warm_start and hasattr(self, "coef_"):
-            x0 = self._warm_start_params(loss, xp)
-        result = lbfgs(
-            loss, x0, max_iter=self.max_iter, tol=self.tol, xp=xp, verbose=self.verbose
+            x0 = self._warm_start_params(classes, X.shape[1], xp)
+        inverse_C = xp.asarray([self._inverse_C(self.C)])
+        loss, result = self._solve(
+            X, classes, y_index, sample_weight, inverse_C, xp, x0=x0
         )
-        if not result.converged[0] and self.max_iter > 0:
-            warnings.warn(
-                f"lbfgs failed to converge after {result.n_iter[0]} iteration(s) "
-                f"(status=1):\n{result.message[0]}\n\n"
-                + _CONVERGENCE_HINT.format(max_iter=self.max_iter),
-                ConvergenceWarning,
-                stacklevel=2,
-            )
         W, b = loss.split(result.x)
         dtype = X.dtype
         self.classes_ = classes
         self.coef_ = to_family(W[0].astype(dtype), family)
         self.intercept_ = to_family(b[0].astype(dtype), family)
-        self.n_iter_ = np.asarray(result.n_iter[:1], dtype=np.int32)
+        self.n_iter_ = np.minimum(result.n_iter, self.max_iter).astype(np.int32)
         return self
 
-    def _warm_start_params(self, loss, xp):
+    def _warm_start_params(self, classes, n_features, xp):
+        rows = 1 if classes.shape[0] == 2 else int(classes.shape[0])
         coef = to_namespace(self.coef_, xp).astype(xp.float64)
-        if coef.shape != (loss.n_rows, loss.n_features):
+        if coef.shape != (rows, n_features):
             raise ValueError(
                 f"Initialization coef is of shape {coef.shape}, expected shape "
-                f"{(loss.n_rows, loss.n_features)}"
+                f"{(rows, n_features)}"
             )
         parts = [coef.reshape(1, -1)]
-        if loss.fit_intercept:
+        if self.fit_intercept:
             parts.append(to_namespace(self.intercept_, xp).astype(xp.float64)[None])
         return xp.concatenate(parts, axis=1)
 
@@ -541,8 +635,11 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         """Fit one model per ``C`` of ``param_sets`` on each training fold.
 
         All candidates of a fold are rows of one batched L-BFGS, so every
-        iteration is one pass over the fold's rows for all of them. Returns
-        an iterator of :class:`LogisticBatch` (see ``docs/search.rst``).
+        iteration is one pass over the fold's rows for all of them. The
+        labels are encoded once; a fold
+        that lacks one of the classes is fitted on its own labels, as
+        scikit-learn would. Returns an iterator of :class:`LogisticBatch`
+        (see ``docs/search.rst``).
         """
         self._check_options()
         xp = compute_namespace()
@@ -554,37 +651,31 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
                 raise ValueError(f"C must be a positive float; got {C!r}.")
             inverse_C.append(self._inverse_C(C))
         inverse_C = xp.asarray(inverse_C, dtype=xp.float64)
-        y_host = y if input_family(y) == HOST else None
+        classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
+        n_classes = int(classes.shape[0])
         for train in [None] if folds is None else folds:
-            X_fold = X if train is None else X[train]
             if train is None:
-                y_fold = y
-            elif y_host is not None:
-                y_fold = np.asarray(y_host)[np.asarray(to_host(train))]
+                parts = X, classes, y_index, sample_weight
             else:
-                y_fold = y[train]
-            w_fold = sample_weight
-            if sample_weight is not None and train is not None:
-                w_fold = sample_weight[train]
-            yield self._fit_rows(X_fold, y_fold, w_fold, inverse_C, xp)
+                w_fold = None if sample_weight is None else sample_weight[train]
+                indices = y_index[train]
+                counts = to_host(xp.bincount(indices, minlength=n_classes))
+                if np.all(counts > 0):
+                    parts = X[train], classes, indices, w_fold
+                else:
+                    parts = (X[train], *self._fold_labels(y, train, w_fold, xp))
+            loss, result = self._solve(*parts, inverse_C, xp)
+            W, b = loss.split(result.x)
+            yield LogisticBatch(W.astype(X.dtype), b.astype(X.dtype), parts[1])
 
-    def _fit_rows(self, X, y, sample_weight, inverse_C, xp):
-        classes, y_index, n_classes, weights = self._problem(X, y, sample_weight, xp)
-        loss = _LogisticLoss(
-            X, y_index, n_classes, weights, inverse_C, self.fit_intercept, xp
-        )
-        x0 = xp.zeros((inverse_C.shape[0], loss.n_params))
-        result = lbfgs(loss, x0, max_iter=self.max_iter, tol=self.tol, xp=xp)
-        for row in np.flatnonzero(~result.converged):
-            warnings.warn(
-                f"lbfgs failed to converge after {result.n_iter[row]} iteration(s) "
-                f"(status=1):\n{result.message[row]}\n\n"
-                + _CONVERGENCE_HINT.format(max_iter=self.max_iter),
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        W, b = loss.split(result.x)
-        return LogisticBatch(W.astype(X.dtype), b.astype(X.dtype), classes)
+    def _fold_labels(self, y, train, sample_weight, xp):
+        """``(classes, indices, weights)`` of a fold from its own labels."""
+        if input_family(y) == HOST:
+            y_fold = np.asarray(y)[np.asarray(to_host(train))]
+        else:
+            y_fold = y[train]
+        classes, indices = _encode_labels(y_fold, xp)
+        return classes, indices, sample_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

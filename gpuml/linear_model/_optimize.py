@@ -1,4 +1,4 @@
-"""A batched L-BFGS on the compute device: many smooth problems at once.
+"""A batched L-BFGS on the compute device: SciPy's L-BFGS-B, row by row.
 
 :func:`lbfgs` minimises ``k`` independent smooth functions whose parameters
 are the rows of a ``(k, d)`` array, with one call of ``fun`` evaluating all
@@ -6,25 +6,45 @@ of them: for a linear model that is one matrix product with the data for all
 ``k`` candidates (all the ``C`` values of a search), so a batch costs about
 what one fit costs while the data pass dominates.
 
-Everything stays in the namespace of ``x0`` (CuPy on the GPU): the
-two-loop recursion, the line search and the history. The host sees, per
-function evaluation, one small array: which rows passed the sufficient-
-decrease test, and their gradient norms (the convergence check).
+Each row follows the algorithm scikit-learn's ``solver="lbfgs"`` runs, SciPy's
+L-BFGS-B without bounds as ``scipy.optimize.minimize`` drives it
+(``maxcor=10``, ``maxls=50``, ``gtol=tol``, ``ftol=64 * eps``), so a row takes
+the same steps as SciPy up to rounding:
 
-The stopping rules are those of SciPy's L-BFGS-B as scikit-learn calls it
-(``gtol=tol``, ``ftol=64 * eps``): a row stops when its largest absolute
-gradient entry is at most ``tol``, when an accepted step reduces its value by
-a relative ``ftol`` or less, or when its line search fails. The line search
-backtracks from the unit step (``1 / ||g||`` on a row's first iteration,
-as L-BFGS-B does) until the Armijo condition holds; pairs with non-positive
-curvature are not added to a row's history.
+- the direction is ``-H g``: the limited-memory inverse Hessian of the last
+  pairs ``(s, y)`` applied by the two-loop recursion (with no bounds, equal
+  to L-BFGS-B's compact form), scaled by ``s'y / y'y`` of the newest pair;
+  ``-g`` while the memory is empty;
+- the step comes from the Moré-Thuente line search (MINPACK-2's ``dcsrch``
+  with ``ftol=1e-3``, ``gtol=0.9``, ``xtol=0.1``), started from the unit
+  step, or from ``1 / ||d||`` on a row's first iteration;
+- a pair is skipped when ``s'y <= eps * (-g's)``; a line search that fails
+  (an uphill direction, ``maxls`` evaluations, or a trial it would accept
+  with a non-finite value, which SciPy would take) empties the row's memory
+  and restarts it along ``-g``, or stops the row ("ABNORMAL") when its memory
+  is already empty;
+- after each iteration: the iteration limit first (SciPy's driver checks it
+  before the solver's own tests), then ``max |g| <= tol``, then a relative
+  reduction of ``f`` of at most ``ftol``.
+
+The work is split by size. Vectors stay in the namespace of ``x0`` (CuPy on
+the GPU): the point, the gradient, the direction and the ``(s, y)`` memory.
+Each row's scalars (its line-search bracket, its memory bookkeeping and its
+counters) live on the host, fed by one transfer of four numbers per row per
+function evaluation (value, slope along the direction, largest gradient
+entry, ``y'y``) and one of two per iteration (the new direction's slope and
+squared length). Besides ``fun``, an evaluation costs two small kernels on
+the GPU (:func:`_stats`, :func:`_advance`) and an iteration one more
+(:func:`_direction`); each has a NumPy twin, the CPU path and the GPU
+kernel's oracle in the tests.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 
 import numpy as np
@@ -33,118 +53,500 @@ from gpuml._array import to_host
 from gpuml._backend import get_cupy
 
 FTOL = 64 * np.finfo(np.float64).eps
-_ARMIJO = 1e-4
+_EPS = float(np.finfo(np.float64).eps)
+_MAX_STEP = 1e10  # L-BFGS-B's largest step without bounds
+_MAX_HISTORY = 64  # the direction kernel keeps one coefficient per pair
+
+CONVERGED_GRADIENT = "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL"
+CONVERGED_VALUE = "CONVERGENCE: RELATIVE REDUCTION OF F <= FACTR*EPSMCH"
+ITERATION_LIMIT = "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
+LINE_SEARCH_FAILED = "ABNORMAL: "
 
 
 @dataclass
 class LbfgsResult:
-    """The outcome per row: solution, value, iterations and why it stopped."""
+    """The outcome per row: solution, value, iterations and why it stopped.
+
+    ``status`` follows ``scipy.optimize.OptimizeResult``: 0 converged, 1 the
+    iteration limit, 2 the line search failed.
+    """
 
     x: object  # (k, d), in the namespace of x0
-    fun: object  # (k,)
+    fun: object  # (k,), in the namespace of x0
     n_iter: np.ndarray  # (k,) int32, host
-    converged: np.ndarray  # (k,) bool, host
+    status: np.ndarray  # (k,) int32, host
     message: list[str]
 
+    @property
+    def converged(self) -> np.ndarray:
+        return self.status == 0
 
-_DIRECTION_SOURCE = r"""
-extern "C" __global__ void lbfgs_direction(
-    const double* g, const double* S, const double* Y, const double* rho,
-    const double* gamma, const int* order, int n_hist, int k, long long d,
-    double* alpha, double* out)
+
+# -- the Moré-Thuente line search (scalar, one per row, on the host) --------
+
+
+def _safeguarded_step(stx, fx, dx, sty, fy, dy, stp, fp, dp, bracketed, lo, hi):
+    """One step of MINPACK-2's ``dcstep``: a new trial step and interval.
+
+    ``stx`` is the best step so far (value ``fx``, slope ``dx``), ``sty`` the
+    other end of the interval, ``stp`` the step just evaluated (``fp``,
+    ``dp``). The trial comes from a cubic or quadratic (secant) model of the
+    four cases of Moré and Thuente (1994), safeguarded to ``[lo, hi]``.
+    Returns ``(stx, fx, dx, sty, fy, dy, trial, bracketed)``.
+    """
+    opposite = (dp < 0 < dx) or (dx < 0 < dp)  # slopes of opposite signs
+
+    def cubic_gamma(theta, a, b):
+        s = max(abs(theta), abs(a), abs(b))
+        return s * math.sqrt(max(0.0, (theta / s) ** 2 - (a / s) * (b / s)))
+
+    if fp > fx:
+        # 1: a higher value; the minimum is bracketed. Take the cubic step
+        # if it is closer to stx than the quadratic step, else their mean.
+        theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
+        gamma = cubic_gamma(theta, dx, dp)
+        if stp < stx:
+            gamma = -gamma
+        r = ((gamma - dx) + theta) / (((gamma - dx) + gamma) + dp)
+        cubic = stx + r * (stp - stx)
+        quad = stx + ((dx / ((fx - fp) / (stp - stx) + dx)) / 2.0) * (stp - stx)
+        if abs(cubic - stx) < abs(quad - stx):
+            trial = cubic
+        else:
+            trial = cubic + (quad - cubic) / 2.0
+        bracketed = True
+    elif opposite:
+        # 2: a lower value and slopes of opposite signs; bracketed. Take the
+        # cubic step if it is farther from stp than the secant step.
+        theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
+        gamma = cubic_gamma(theta, dx, dp)
+        if stp > stx:
+            gamma = -gamma
+        r = ((gamma - dp) + theta) / (((gamma - dp) + gamma) + dx)
+        cubic = stp + r * (stx - stp)
+        secant = stp + (dp / (dp - dx)) * (stx - stp)
+        trial = cubic if abs(cubic - stp) > abs(secant - stp) else secant
+        bracketed = True
+    elif abs(dp) < abs(dx):
+        # 3: a lower value, slopes of the same sign, the slope shrinks.
+        theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
+        gamma = cubic_gamma(theta, dx, dp)
+        if stp > stx:
+            gamma = -gamma
+        r = ((gamma - dp) + theta) / ((gamma + (dx - dp)) + gamma)
+        if r < 0 and gamma != 0:
+            cubic = stp + r * (stx - stp)
+        else:
+            cubic = hi if stp > stx else lo
+        secant = stp + (dp / (dp - dx)) * (stx - stp)
+        if bracketed:
+            trial = cubic if abs(cubic - stp) < abs(secant - stp) else secant
+            limit = stp + 0.66 * (sty - stp)
+            trial = min(limit, trial) if stp > stx else max(limit, trial)
+        else:
+            trial = cubic if abs(cubic - stp) > abs(secant - stp) else secant
+            trial = min(hi, max(lo, trial))
+    else:
+        # 4: a lower value, slopes of the same sign, the slope does not
+        # shrink: the cubic step inside a bracket, else a bound.
+        if bracketed:
+            theta = 3.0 * (fp - fy) / (sty - stp) + dy + dp
+            gamma = cubic_gamma(theta, dy, dp)
+            if stp > sty:
+                gamma = -gamma
+            r = ((gamma - dp) + theta) / (((gamma - dp) + gamma) + dy)
+            trial = stp + r * (sty - stp)
+        else:
+            trial = hi if stp > stx else lo
+    # The interval: stp replaces the end it improves on.
+    if fp > fx:
+        sty, fy, dy = stp, fp, dp
+    else:
+        if opposite:
+            sty, fy, dy = stx, fx, dx
+        stx, fx, dx = stp, fp, dp
+    return stx, fx, dx, sty, fy, dy, trial, bracketed
+
+
+class _LineSearch:
+    """MINPACK-2's ``dcsrch`` for one row: strong Wolfe steps along ``d``.
+
+    Built with the value ``f0`` and slope ``g0 < 0`` at the step 0 and the
+    first trial step; :meth:`next` takes the value and slope at the current
+    trial and answers ``None`` when the step is accepted (the Wolfe
+    conditions hold, or a warning of ``dcsrch`` ends the search at the
+    current trial, as L-BFGS-B accepts it) or the next trial step.
+    """
+
+    FTOL, GTOL, XTOL = 1e-3, 0.9, 0.1  # L-BFGS-B's settings
+
+    def __init__(self, f0: float, g0: float, step: float, step_max: float):
+        self.step, self.step_max = step, step_max
+        self.f0, self.g0 = f0, g0
+        self.gtest = self.FTOL * g0
+        self.bracketed, self.stage = False, 1
+        self.width, self.width1 = step_max, 2.0 * step_max
+        self.stx, self.fx, self.gx = 0.0, f0, g0
+        self.sty, self.fy, self.gy = 0.0, f0, g0
+        self.stmin, self.stmax = 0.0, step + 4.0 * step
+
+    def next(self, f: float, g: float) -> float | None:
+        stp = self.step
+        ftest = self.f0 + stp * self.gtest
+        if self.stage == 1 and f <= ftest and g >= 0:
+            self.stage = 2
+        if (
+            (self.bracketed and (stp <= self.stmin or stp >= self.stmax))
+            or (self.bracketed and self.stmax - self.stmin <= self.XTOL * self.stmax)
+            or (stp == self.step_max and f <= ftest and g <= self.gtest)
+            or (stp == 0.0 and (f > ftest or g >= self.gtest))
+            or (f <= ftest and abs(g) <= self.GTOL * -self.g0)
+        ):
+            return None
+        try:
+            trial = self._update(stp, f, g)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            return math.nan  # degenerate models: the caller fails the search
+        if self.bracketed:
+            if abs(self.sty - self.stx) >= 0.66 * self.width1:
+                trial = self.stx + 0.5 * (self.sty - self.stx)
+            self.width1, self.width = self.width, abs(self.sty - self.stx)
+            self.stmin, self.stmax = min(self.stx, self.sty), max(self.stx, self.sty)
+        else:
+            self.stmin = trial + 1.1 * (trial - self.stx)
+            self.stmax = trial + 4.0 * (trial - self.stx)
+        trial = min(max(trial, 0.0), self.step_max)
+        if self.bracketed and (
+            trial <= self.stmin
+            or trial >= self.stmax
+            or self.stmax - self.stmin <= self.XTOL * self.stmax
+        ):
+            trial = self.stx
+        self.step = trial
+        return trial
+
+    def _update(self, stp: float, f: float, g: float) -> float:
+        """The bracket and the next trial, on the modified function
+        ``f - stp * gtest`` while stage 1 has no sufficient decrease."""
+        if self.stage == 1 and self.fx >= f > self.f0 + stp * self.gtest:
+            t = self.gtest
+            stx, fx, gx, sty, fy, gy, trial, self.bracketed = _safeguarded_step(
+                self.stx,
+                self.fx - self.stx * t,
+                self.gx - t,
+                self.sty,
+                self.fy - self.sty * t,
+                self.gy - t,
+                stp,
+                f - stp * t,
+                g - t,
+                self.bracketed,
+                self.stmin,
+                self.stmax,
+            )
+            self.stx, self.fx, self.gx = stx, fx + stx * t, gx + t
+            self.sty, self.fy, self.gy = sty, fy + sty * t, gy + t
+            return trial
+        (
+            self.stx,
+            self.fx,
+            self.gx,
+            self.sty,
+            self.fy,
+            self.gy,
+            trial,
+            self.bracketed,
+        ) = _safeguarded_step(
+            self.stx,
+            self.fx,
+            self.gx,
+            self.sty,
+            self.fy,
+            self.gy,
+            stp,
+            f,
+            g,
+            self.bracketed,
+            self.stmin,
+            self.stmax,
+        )
+        return trial
+
+
+@dataclass
+class _Row:
+    """One row's scalar state: memory bookkeeping, counters, outcome."""
+
+    size: int
+    head: int = 0
+    count: int = 0
+    gamma: float = 1.0  # s'y / y'y of the newest pair (L-BFGS-B's 1/theta)
+    rho: list = field(init=False)  # 1 / s'y per memory slot
+    n_iter: int = 0
+    evaluations: int = 0  # in the current line search
+    search: _LineSearch | None = None
+    status: int | None = None  # None while the row runs
+    message: str = ""
+
+    def __post_init__(self):
+        self.rho = [0.0] * self.size
+
+    def push(self, sy: float, yy: float) -> int:
+        """Add a pair (the oldest goes when full); returns its slot."""
+        if self.count < self.size:
+            slot = (self.head + self.count) % self.size
+            self.count += 1
+        else:
+            slot = self.head
+            self.head = (self.head + 1) % self.size
+        self.rho[slot] = 1.0 / sy
+        self.gamma = sy / yy
+        return slot
+
+    def clear(self) -> None:
+        self.head = self.count = 0
+        self.gamma = 1.0
+
+    def finish(self, status: int, message: str) -> None:
+        self.status, self.message = status, message
+
+    def table_row(self) -> list[float]:
+        return [*self.rho, self.gamma, float(self.head), float(self.count)]
+
+
+# -- the vector work: GPU kernels and their NumPy twins ---------------------
+
+_KERNELS_SOURCE = r"""
+__device__ double block_sum(double value, double* partial)
 {
-    // One block per row: the two-loop recursion with block-wide dot products.
+    const int tid = threadIdx.x;
+    partial[tid] = value;
+    __syncthreads();
+    for (int width = blockDim.x / 2; width > 0; width >>= 1) {
+        if (tid < width) partial[tid] += partial[tid + width];
+        __syncthreads();
+    }
+    const double total = partial[0];
+    __syncthreads();
+    return total;
+}
+
+__device__ double nan_max(double a, double b)
+{
+    return (isnan(a) || b <= a) ? a : b;
+}
+
+__device__ double block_max(double value, double* partial)
+{
+    const int tid = threadIdx.x;
+    partial[tid] = value;
+    __syncthreads();
+    for (int width = blockDim.x / 2; width > 0; width >>= 1) {
+        if (tid < width) partial[tid] = nan_max(partial[tid], partial[tid + width]);
+        __syncthreads();
+    }
+    const double total = partial[0];
+    __syncthreads();
+    return total;
+}
+
+// -H g by the two-loop recursion, one block per row, each row with its own
+// ring of pairs; memory holds per row [rho (m), gamma, head, count]. Also
+// writes g.d and d.d per row. Each thread owns the entries j = tid mod
+// blockDim, so only the dot products need the block.
+extern "C" __global__ void lbfgs_direction(
+    const double* g, const double* S, const double* Y, const double* memory,
+    int m, long long d, double* out, double* dots)
+{
+    __shared__ double partial[256];
+    __shared__ double alpha[64];
+    const int row = blockIdx.x, tid = threadIdx.x;
+    const double* info = memory + (long long)row * (m + 3);
+    const double gamma = info[m];
+    const int head = (int)info[m + 1], count = (int)info[m + 2];
+    const double* gr = g + (long long)row * d;
+    double* q = out + (long long)row * d;
+    for (long long j = tid; j < d; j += blockDim.x) q[j] = gr[j];
+    for (int t = count - 1; t >= 0; --t) {
+        const int slot = (head + t) % m;
+        const long long base = ((long long)row * m + slot) * d;
+        double sum = 0.0;
+        for (long long j = tid; j < d; j += blockDim.x) sum += S[base + j] * q[j];
+        const double a = info[slot] * block_sum(sum, partial);
+        if (tid == 0) alpha[slot] = a;
+        for (long long j = tid; j < d; j += blockDim.x) q[j] -= a * Y[base + j];
+    }
+    for (long long j = tid; j < d; j += blockDim.x) q[j] *= gamma;
+    for (int t = 0; t < count; ++t) {
+        const int slot = (head + t) % m;
+        const long long base = ((long long)row * m + slot) * d;
+        double sum = 0.0;
+        for (long long j = tid; j < d; j += blockDim.x) sum += Y[base + j] * q[j];
+        const double c = alpha[slot] - info[slot] * block_sum(sum, partial);
+        for (long long j = tid; j < d; j += blockDim.x) q[j] += c * S[base + j];
+    }
+    double gd = 0.0, dd = 0.0;
+    for (long long j = tid; j < d; j += blockDim.x) {
+        q[j] = -q[j];
+        gd += gr[j] * q[j];
+        dd += q[j] * q[j];
+    }
+    gd = block_sum(gd, partial);
+    dd = block_sum(dd, partial);
+    if (tid == 0) {
+        dots[2 * row] = gd;
+        dots[2 * row + 1] = dd;
+    }
+}
+
+// Per row at a trial point: [f, g_new.d, max |g_new|, |g_new - g|^2].
+extern "C" __global__ void lbfgs_stats(
+    const double* f, const double* g_new, const double* g, const double* dir,
+    long long d, double* out)
+{
     __shared__ double partial[256];
     const int row = blockIdx.x, tid = threadIdx.x;
-    double* q = out + (long long)row * d;
-    for (long long j = tid; j < d; j += blockDim.x) q[j] = g[(long long)row * d + j];
-    __syncthreads();
-    for (int pass = 0; pass < 2; ++pass) {
-        for (int t = 0; t < n_hist; ++t) {
-            const int h = pass == 0 ? n_hist - 1 - t : t;
-            const long long base = ((long long)order[h] * k + row) * d;
-            const double* dot_with = pass == 0 ? S + base : Y + base;
-            double sum = 0.0;
-            for (long long j = tid; j < d; j += blockDim.x) sum += dot_with[j] * q[j];
-            partial[tid] = sum;
-            __syncthreads();
-            for (int width = blockDim.x / 2; width > 0; width >>= 1) {
-                if (tid < width) partial[tid] += partial[tid + width];
-                __syncthreads();
-            }
-            const double r = rho[order[h] * k + row] * partial[0];
-            __syncthreads();
-            double coef;
-            const double* along;
-            if (pass == 0) {
-                if (tid == 0) alpha[h * k + row] = r;
-                coef = -r;
-                along = Y + base;
-            } else {
-                coef = alpha[h * k + row] - r;
-                along = S + base;
-            }
-            for (long long j = tid; j < d; j += blockDim.x) q[j] += coef * along[j];
-            __syncthreads();
-        }
-        if (pass == 0) {
-            for (long long j = tid; j < d; j += blockDim.x) q[j] *= gamma[row];
-            __syncthreads();
-        }
+    const long long base = (long long)row * d;
+    double slope = 0.0, top = 0.0, yy = 0.0;
+    for (long long j = tid; j < d; j += blockDim.x) {
+        const double gn = g_new[base + j], diff = gn - g[base + j];
+        slope += gn * dir[base + j];
+        yy += diff * diff;
+        top = nan_max(top, fabs(gn));
     }
-    for (long long j = tid; j < d; j += blockDim.x) q[j] = -q[j];
+    slope = block_sum(slope, partial);
+    yy = block_sum(yy, partial);
+    top = block_max(top, partial);
+    if (tid == 0) {
+        out[4 * row] = f[row];
+        out[4 * row + 1] = slope;
+        out[4 * row + 2] = top;
+        out[4 * row + 3] = yy;
+    }
 }
 """
 
 
 @functools.cache
-def _direction_kernel():
-    return get_cupy().RawKernel(_DIRECTION_SOURCE, "lbfgs_direction")
+def _kernel(name: str):
+    return get_cupy().RawKernel(_KERNELS_SOURCE, name)
 
 
-def _direction(g, S, Y, rho, order, gamma, xp):
-    """``-H g`` from the two-loop recursion, row by row (rows share slots).
+@functools.cache
+def _advance_kernel():
+    # control per row: [commit, memory slot (-1: none), next step].
+    return get_cupy().ElementwiseKernel(
+        "raw float64 g_trial, raw float64 direction, raw float64 control, "
+        "int64 d, int32 m",
+        "raw float64 x, raw float64 g, raw float64 trial, raw float64 S, raw float64 Y",
+        """
+        const long long row = i / d, j = i % d;
+        if (control[3 * row] > 0) {
+            const int slot = (int)control[3 * row + 1];
+            if (slot >= 0) {
+                const long long at = (row * m + slot) * d + j;
+                S[at] = trial[i] - x[i];
+                Y[at] = g_trial[i] - g[i];
+            }
+            x[i] = trial[i];
+            g[i] = g_trial[i];
+        }
+        trial[i] = x[i] + control[3 * row + 2] * direction[i];
+        """,
+        "gpuml_lbfgs_advance",
+    )
 
-    On the GPU one kernel launch does the whole recursion (a block per row);
-    the NumPy code below is the CPU path and the kernel's oracle.
+
+_THREADS = 256
+
+
+def _direction(g, S, Y, memory: np.ndarray, xp):
+    """``(d (k, d), slopes g.d (k,), squared lengths d.d (k,))``, ``d = -H g``.
+
+    ``memory`` is the host table of :meth:`_Row.table_row` rows; slopes and
+    lengths come back as host lists.
     """
+    k, m, n = S.shape
     if xp is not np:
-        k, d = g.shape
         out = xp.empty_like(g)
-        if not order:
-            out[...] = -gamma[:, None] * g
-            return out
-        alpha = xp.empty((len(order), k))
-        slots = xp.asarray(order, dtype=xp.int32)
-        _direction_kernel()(
-            (k,),
-            (256,),
-            (
-                g,
-                S,
-                Y,
-                rho,
-                gamma,
-                slots,
-                np.int32(len(order)),
-                np.int32(k),
-                np.int64(d),
-                alpha,
-                out,
-            ),
+        dots = xp.empty((k, 2))
+        table = xp.asarray(memory)
+        _kernel("lbfgs_direction")(
+            (k,), (_THREADS,), (g, S, Y, table, np.int32(m), np.int64(n), out, dots)
         )
-        return out
-    q = g.copy()
-    alphas = []
-    for slot in reversed(order):
-        a = rho[slot] * (S[slot] * q).sum(axis=1)
-        q -= a[:, None] * Y[slot]
-        alphas.append(a)
-    r = gamma[:, None] * q
-    for slot, a in zip(order, reversed(alphas), strict=True):
-        b = rho[slot] * (Y[slot] * r).sum(axis=1)
-        r += (a - b)[:, None] * S[slot]
-    return -r
+        slope, length = to_host(dots).T.tolist()
+        return out, slope, length
+    out = np.empty_like(g)
+    for row in range(k):
+        rho, gamma = memory[row, :m], memory[row, m]
+        head, count = int(memory[row, m + 1]), int(memory[row, m + 2])
+        slots = [(head + t) % m for t in range(count)]
+        q = g[row].copy()
+        alpha = {}
+        for slot in reversed(slots):
+            alpha[slot] = rho[slot] * (S[row, slot] @ q)
+            q -= alpha[slot] * Y[row, slot]
+        q *= gamma
+        for slot in slots:
+            q += (alpha[slot] - rho[slot] * (Y[row, slot] @ q)) * S[row, slot]
+        out[row] = -q
+    return out, np.einsum("ij,ij->i", g, out).tolist(), (out * out).sum(1).tolist()
+
+
+def _stats(f, g_new, g, direction, xp) -> list[list[float]]:
+    """Host lists ``[f, g_new.d, max |g_new|, |g_new - g|^2]``, one transfer."""
+    if xp is not np:
+        k, n = g_new.shape
+        out = xp.empty((k, 4))
+        _kernel("lbfgs_stats")(
+            (k,), (_THREADS,), (f, g_new, g, direction, np.int64(n), out)
+        )
+        return to_host(out).T.tolist()
+    y = g_new - g
+    return [
+        np.asarray(f, dtype=np.float64).tolist(),
+        np.einsum("ij,ij->i", g_new, direction).tolist(),
+        np.abs(g_new).max(axis=1).tolist(),
+        np.einsum("ij,ij->i", y, y).tolist(),
+    ]
+
+
+def _advance(x, g, trial, g_trial, direction, S, Y, control: np.ndarray, xp):
+    """Commit accepted trials (and their pairs), then place the next trials.
+
+    Per row of ``control``: ``[commit, slot, step]``. A committed row takes
+    ``trial`` and ``g_trial`` as its point and gradient, and stores
+    ``(trial - x, g_trial - g)`` in ``slot`` of its memory unless ``slot``
+    is -1; every row's next trial is ``x + step * direction``. In place.
+    """
+    k, m, n = S.shape
+    if xp is not np:
+        _advance_kernel()(
+            g if g_trial is None else g_trial,
+            direction,
+            xp.asarray(control),
+            np.int64(n),
+            np.int32(m),
+            x,
+            g,
+            trial,
+            S,
+            Y,
+            size=k * n,
+        )
+        return
+    for row in np.flatnonzero(control[:, 0] > 0):
+        slot = int(control[row, 1])
+        if slot >= 0:
+            S[row, slot] = trial[row] - x[row]
+            Y[row, slot] = g_trial[row] - g[row]
+        x[row] = trial[row]
+        g[row] = g_trial[row]
+    np.multiply(control[:, 2:3], direction, out=trial)
+    trial += x
+
+
+# -- the driver --------------------------------------------------------------
 
 
 def lbfgs(
@@ -167,125 +569,112 @@ def lbfgs(
     x0 : array of shape (k, d)
         Starting points.
     max_iter : int
-        Most iterations per row.
+        Most iterations per row (as in SciPy, a row takes at least one
+        iteration unless it starts converged).
     tol : float
         A row has converged when ``max |g| <= tol``.
     xp : module
         NumPy or CuPy.
     history : int, default=10
-        Pairs kept per row (SciPy's ``maxcor``).
+        Pairs kept per row (SciPy's ``maxcor``), at most 64.
     max_line_search : int, default=50
-        Most backtracking steps per iteration (scikit-learn's ``maxls``).
+        Most function evaluations per line search (SciPy's ``maxls``).
     verbose : int, default=0
-        Print the largest gradient entry of the active rows every iteration.
+        Print the largest gradient entry of the running rows every iteration.
     """
+    if not 0 < history <= _MAX_HISTORY:
+        raise ValueError(f"history must be in [1, {_MAX_HISTORY}]; got {history}.")
     x = xp.array(x0, dtype=xp.float64)
-    k, d = x.shape
-    f, g = fun(x)
-    S = xp.zeros((history, k, d))
-    Y = xp.zeros((history, k, d))
-    rho = xp.zeros((history, k))
-    gamma = xp.ones(k)
-    has_pairs = np.zeros(k, dtype=bool)  # host: which rows have a curvature pair
-    order: list[int] = []
-    n_iter = np.zeros(k, dtype=np.int32)
-    converged = to_host(xp.abs(g).max(axis=1)) <= tol
-    message = [
-        "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL" if c else ""
-        for c in converged
-    ]
-    active = ~converged
-    # Device copies of host masks, rebuilt only when the host masks change.
-    active_mask = first_mask = None
-    active_key = first_key = None
-    for iteration in range(max_iter):
-        if not active.any():
-            break
-        direction = _direction(g, S, Y, rho, order, gamma, xp)
-        gg = (g * g).sum(axis=1)
-        slope = (g * direction).sum(axis=1)
-        # A non-descent direction (rounding) restarts the row along -g.
-        uphill = (slope >= 0).astype(xp.float64)
-        direction -= uphill[:, None] * (direction + g)
-        slope -= uphill * (slope + gg)
-        # Unit steps, 1/||g|| on a row's first iteration, 0 for finished rows.
-        first = active & ~has_pairs
-        if first.any():
-            if first_key != first.tobytes():
-                first_key, first_mask = first.tobytes(), xp.asarray(first)
-            base = xp.where(first_mask, xp.minimum(1.0, 1.0 / xp.sqrt(gg)), 1.0)
-        else:
-            base = xp.ones(k)
-        if active.all():
-            step = base
-        else:
-            if active_key != active.tobytes():
-                active_key = active.tobytes()
-                active_mask = xp.asarray(active.astype(np.float64))
-            step = base * active_mask
-        for _ in range(max_line_search):
-            s = step[:, None] * direction
-            f_new, g_new = fun(x + s)
-            ok = (f_new <= f + _ARMIJO * step * slope) & xp.isfinite(f_new)
-            y = g_new - g
-            sy, yy = (s * y).sum(axis=1), (y * y).sum(axis=1)
-            # One transfer: the test, and for the rows that pass it their
-            # convergence statistics and whether the pair has curvature.
-            reduction = (f - f_new) / xp.maximum(
-                xp.maximum(xp.abs(f), xp.abs(f_new)), 1.0
-            )
-            stats = to_host(
-                xp.stack([ok, xp.abs(g_new).max(axis=1), reduction, sy > 1e-10 * yy])
-            )
-            accepted = stats[0].astype(bool) | ~active
-            if accepted.all():
-                break
-            step = xp.where(ok, step, 0.5 * step)
-        g_max, reduced = stats[1], stats[2]
-        failed = ~accepted
-        moved = accepted & active
-        curved = moved & stats[3].astype(bool)
-        if failed.any():  # those rows keep their point and stop
-            keep = xp.asarray(moved.astype(np.float64))
-            s *= keep[:, None]
-            y *= keep[:, None]
-            f_new = f + keep * (f_new - f)
-            g_new = g + y
-        x = x + s
-        f, g = f_new, g_new
-        slot = (order[-1] + 1) % history if order else 0
-        if len(order) == history:
-            order = order[1:]
-        order.append(slot)
-        if curved.all():
-            S[slot], Y[slot] = s, y
-            rho[slot] = 1.0 / sy
-            gamma = sy / yy
-        else:
-            c = xp.asarray(curved.astype(np.float64))
-            S[slot], Y[slot] = s * c[:, None], y * c[:, None]
-            rho[slot] = c / (sy * c + (1 - c))
-            gamma = c * sy / (yy * c + (1 - c)) + (1 - c) * gamma
-        has_pairs |= curved
-        n_iter[active] += 1
-        for row in np.flatnonzero(active):
-            if failed[row]:
-                message[row] = "ABNORMAL: LINE SEARCH FAILED"
-            elif g_max[row] <= tol:
-                message[row] = "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL"
-                converged[row] = True
-            elif reduced[row] <= FTOL:
-                message[row] = "CONVERGENCE: RELATIVE REDUCTION OF F <= FACTR*EPSMCH"
-                converged[row] = True
-            else:
+    k, n = x.shape
+    S = xp.zeros((k, history, n))
+    Y = xp.zeros((k, history, n))
+    direction = xp.zeros((k, n))
+    f_dev, g = fun(x)
+    g = xp.array(g, dtype=xp.float64)
+    f, _, g_max, _ = _stats(f_dev, g, g, direction, xp)
+    rows = [_Row(history) for _ in range(k)]
+    for row, top in zip(rows, g_max, strict=True):
+        if top <= tol:
+            row.finish(0, CONVERGED_GRADIENT)
+    trial = xp.empty_like(x)
+    iteration = 0
+    while any(row.status is None for row in rows):
+        memory = np.array([row.table_row() for row in rows])
+        direction, slope0, length = _direction(g, S, Y, memory, xp)
+        control = np.zeros((k, 3))
+        control[:, 1] = -1.0
+        searching = []
+        for r, row in enumerate(rows):
+            if row.status is not None:
                 continue
-            active[row] = False
+            if not slope0[r] < 0:  # uphill: line search impossible
+                if row.count:
+                    row.clear()  # retry along -g with an empty memory
+                else:
+                    row.n_iter += 1
+                    row.finish(2, LINE_SEARCH_FAILED)
+                continue
+            step = min(1.0 / math.sqrt(length[r]), _MAX_STEP) if not row.n_iter else 1.0
+            row.search = _LineSearch(f[r], slope0[r], step, _MAX_STEP)
+            row.evaluations = 1
+            control[r, 2] = step
+            searching.append(r)
+        if not searching:  # only restarts (or nothing) this round
+            continue
+        _advance(x, g, trial, None, direction, S, Y, control, xp)
+        while searching:
+            f_dev, g_trial = fun(trial)
+            f_new, slope, g_max, yy = _stats(f_dev, g_trial, g, direction, xp)
+            control = np.zeros((k, 3))
+            control[:, 1] = -1.0
+            still = []
+            for r in searching:
+                row = rows[r]
+                step = row.search.step
+                following = row.search.next(f_new[r], slope[r])
+                finite = math.isfinite(f_new[r]) and math.isfinite(slope[r])
+                if following is None and finite:  # accepted: a new iterate
+                    control[r, 0] = 1.0
+                    f_old, f[r] = f[r], f_new[r]
+                    row.n_iter += 1
+                    if row.n_iter >= max_iter:
+                        row.finish(1, ITERATION_LIMIT)
+                    elif g_max[r] <= tol:
+                        row.finish(0, CONVERGED_GRADIENT)
+                    elif f_old - f_new[r] <= FTOL * max(abs(f_old), abs(f_new[r]), 1.0):
+                        row.finish(0, CONVERGED_VALUE)
+                    else:
+                        sy = (slope[r] - slope0[r]) * step
+                        if sy > _EPS * (-slope0[r] * step):
+                            control[r, 1] = row.push(sy, yy[r])
+                elif (
+                    following is None  # a warning at a non-finite trial
+                    or not math.isfinite(following)
+                    or row.evaluations >= max_line_search
+                ):  # failed: the row keeps its point
+                    if row.count:
+                        row.clear()
+                    else:
+                        row.n_iter += 1
+                        row.finish(2, LINE_SEARCH_FAILED)
+                else:
+                    row.evaluations += 1
+                    control[r, 2] = following
+                    still.append(r)
+            searching = still
+            _advance(x, g, trial, g_trial, direction, S, Y, control, xp)
+        iteration += 1
         if verbose:
-            shown = g_max[active] if active.any() else g_max
+            running = [r for r, row in enumerate(rows) if row.status is None]
+            shown = max(g_max[r] for r in running or range(k))
             print(
-                f"L-BFGS iteration {iteration + 1}: {int(active.sum())} of {k} rows "
-                f"active, max |gradient| {float(shown.max()):.3e}"
+                f"L-BFGS iteration {iteration}: {len(running)} of {k} rows "
+                f"running, max |gradient| {shown:.3e}"
             )
-    for row in np.flatnonzero(active):
-        message[row] = "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
-    return LbfgsResult(x, f, n_iter, converged, message)
+    return LbfgsResult(
+        x,
+        xp.asarray(f, dtype=xp.float64),
+        np.array([row.n_iter for row in rows], dtype=np.int32),
+        np.array([row.status for row in rows], dtype=np.int32),
+        [row.message for row in rows],
+    )

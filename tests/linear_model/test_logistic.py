@@ -9,6 +9,7 @@ are not unique without a penalty, and through their predictions.
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -377,6 +378,44 @@ def test_convergence_warning(backend, rng, problem):
     assert n_iter.tolist() == [1]
 
 
+@pytest.mark.parametrize("max_iter", [100, 3, 0])
+@pytest.mark.parametrize("fit_intercept, weighted", [(True, False), (False, True)])
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_float64_steps_match_sklearn(
+    backend, rng, problem, fit_intercept, weighted, max_iter
+):
+    """On float64 data each fit takes scikit-learn's (SciPy's L-BFGS-B) steps
+    at the default tol: the same n_iter_, warning and coefficients to
+    rounding, also when the iteration limit stops it (``max_iter=0`` takes
+    one step, as SciPy does)."""
+    X, y = _classification(rng, LABELS[problem], n_samples=300, n_features=6)
+    sw = rng.uniform(0.5, 2.0, len(y)) if weighted else None
+    params = dict(C=0.7, fit_intercept=fit_intercept, max_iter=max_iter)
+    with warnings.catch_warnings(record=True) as expected_warnings:
+        warnings.simplefilter("always", ConvergenceWarning)
+        expected = SkLogisticRegression(**params).fit(X, y, sample_weight=sw)
+    with warnings.catch_warnings(record=True) as got_warnings:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model = LogisticRegression(**params).fit(
+            backend.asarray(X),
+            backend.asarray(y),
+            sample_weight=None if sw is None else backend.asarray(sw),
+        )
+    assert backend.to_numpy(model.n_iter_).tolist() == expected.n_iter_.tolist()
+    assert [str(w.message) for w in got_warnings] == [
+        str(w.message) for w in expected_warnings
+    ]
+    coef = backend.to_numpy(model.coef_)
+    scale = np.abs(expected.coef_).max()
+    np.testing.assert_allclose(coef, expected.coef_, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(
+        backend.to_numpy(model.intercept_),
+        expected.intercept_,
+        rtol=0,
+        atol=1e-8 * max(scale, 1.0),
+    )
+
+
 def test_warm_start(backend, rng):
     X, y = _classification(rng, LABELS["multiclass"], n_samples=150, n_features=5)
     X_in, y_in = backend.asarray(X), backend.asarray(y)
@@ -539,3 +578,23 @@ def test_batched_fit_on_folds(rng, problem, weighted):
                 np.testing.assert_allclose(
                     proba[i], single.predict_proba(X), rtol=0, atol=1e-5
                 )
+
+
+def test_batched_fold_missing_a_class_uses_its_own_labels(rng):
+    """A training fold without one of the classes gets the model its own fit
+    would give: fewer classes, the same predictions as scikit-learn's."""
+    X, y = _classification(rng, LABELS["multiclass"], n_samples=150, n_features=5)
+    folds = [np.flatnonzero(y != 5), np.arange(100)]
+    with config_context(device="cpu"):
+        batches = list(
+            LogisticRegression(**TIGHT)._fit_batch(
+                X, y, [{"C": c} for c in CS], folds=folds
+            )
+        )
+    np.testing.assert_array_equal(batches[0].classes_, [1, 2])
+    np.testing.assert_array_equal(batches[1].classes_, np.unique(y[:100]))
+    for model, train in zip(batches, folds, strict=True):
+        pred = model.predict(X)
+        for i, c in enumerate(CS):
+            expected = SkLogisticRegression(C=c, **TIGHT).fit(X[train], y[train])
+            _assert_same_predictions(pred[i], expected, X, 1e-6)
