@@ -88,10 +88,10 @@ def _expit(values, xp: ModuleType):
 @functools.cache
 def _binary_kernel():
     return get_cupy().ElementwiseKernel(
-        "float64 raw, float64 intercept, float64 target, float64 weight",
+        "T raw, float64 intercept, float64 target, float64 weight",
         "float64 loss, float64 residual",
         """
-        const double z = raw + intercept;
+        const double z = (double)raw + intercept;
         const double e = exp(-fabs(z));
         loss = weight * ((z > 0 ? z : 0.0) + log1p(e) - target * z);
         const double p = z >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
@@ -103,7 +103,8 @@ def _binary_kernel():
 
 def _binary_terms(raw, intercept, target, weights, xp: ModuleType):
     """Weighted logistic losses and residuals ``w (sigmoid(z) - y)`` of the
-    decision values ``z = raw + intercept`` (broadcast).
+    decision values ``z = raw + intercept`` (broadcast; ``raw`` in the data's
+    dtype, the rest float64).
 
     One fused kernel on the GPU; the NumPy expressions are the CPU path.
     """
