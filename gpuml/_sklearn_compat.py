@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sklearn.model_selection._validation import _insert_error_scores
 from sklearn.utils._param_validation import (
+    HasMethods,
     Hidden,
     Interval,
     InvalidParameterError,
@@ -24,6 +25,7 @@ from sklearn.utils.validation import (
 )
 
 __all__ = [
+    "HasMethods",
     "Hidden",
     "Interval",
     "InvalidParameterError",

@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_consistent_length
 
 from gpuml._array import compute_namespace, input_family, to_host
 from gpuml._sklearn_compat import (
+    HasMethods,
     insert_error_scores,
     num_samples,
     validate_estimator_params,
@@ -49,13 +50,10 @@ from gpuml.metrics._scorer import (
     check_scoring,
 )
 from gpuml.model_selection._batch import final_step, group_candidates, is_pipeline
+from gpuml.model_selection._dask import search_client
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._results import Options, resolve_deferred
-from gpuml.model_selection._tasks import (
-    evaluate_group,
-    evaluate_pipeline_groups,
-    has_prefix,
-)
+from gpuml.model_selection._tasks import evaluate_unit, has_prefix
 
 
 def _placeholder(n_samples: int) -> np.ndarray:
@@ -131,25 +129,38 @@ def evaluate(
     scorer,
     score_params,
     options: Options,
+    client=None,
 ) -> list[dict]:
-    """Results of every candidate on every fold, candidate-major (as sklearn)."""
+    """Results of every candidate on every fold, candidate-major (as sklearn).
+
+    In process, each unit of work runs on all folds at once (a batched
+    estimator shares work across folds); through a Dask ``client``, each
+    unit and fold is one task (see ``_dask.py``).
+    """
     groups = group_candidates(estimator, candidates)
-    table = [[None] * len(folds) for _ in candidates]
-    for pipeline, unit in _units(estimator, groups):
-        configured = [
-            clone(estimator).set_params(**clone(g.fixed, safe=False)) for g in unit
-        ]
-        view = data.view(all(accepts_device_input(c) for c in configured))
-        if pipeline is None:
-            for group in unit:
-                evaluate_group(
-                    estimator, group, view, folds, scorer, score_params, options, table
-                )
-        else:
-            evaluate_pipeline_groups(
-                pipeline, unit, view, folds, scorer, score_params, options, table
+    units = list(_units(estimator, groups))
+    if client is not None:
+        from gpuml.model_selection._dask import dispatch
+
+        table = dispatch(
+            client, estimator, units, data, folds, scorer, score_params, options
+        )
+    else:
+        table = {}
+        splits = list(range(len(folds)))
+        for unit in units:
+            evaluate_unit(
+                estimator,
+                unit,
+                data,
+                folds,
+                splits,
+                scorer,
+                score_params,
+                options,
+                table,
             )
-    out = [table[i][s] for i in range(len(candidates)) for s in range(len(folds))]
+    out = [table[i, s] for i in range(len(candidates)) for s in range(len(folds))]
     resolve_deferred(out)
     return out
 
@@ -185,6 +196,25 @@ def _units(estimator, groups):
 
 class _DeviceSearchMixin:
     """The device-resident ``fit`` shared by both searches."""
+
+    _CLIENT_CONSTRAINT = [None, str, HasMethods(["submit", "scatter"])]
+
+    def __sklearn_clone__(self):
+        """``clone`` shares the Dask client: a connection, not a value to copy."""
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        cloned = {name: clone(value, safe=False) for name, value in params.items()}
+        return type(self)(**cloned, client=client)
+
+    def __getstate__(self):
+        """A pickled search keeps its client's scheduler address, not the
+        connection (which cannot be pickled)."""
+        from gpuml.model_selection._dask import client_address
+
+        state = super().__getstate__()
+        if state.get("client") is not None:
+            state = {**state, "client": client_address(state["client"])}
+        return state
 
     def _get_scorers(self):
         """gpuml's scorers for ``scoring`` (and the refit metric's name)."""
@@ -269,66 +299,70 @@ class _DeviceSearchMixin:
         base_estimator = clone(self.estimator)
         data = SearchData(X, y, params, compute_namespace())
 
-        all_candidate_params: list = []
-        all_out: list = []
-        all_more_results: dict = defaultdict(list)
-        results: dict = {}
+        # The evaluate_candidates callback of scikit-learn's _run_search design,
+        # run in process or through the search's Dask client.
+        with search_client(self.client) as client:
+            all_candidate_params: list = []
+            all_out: list = []
+            all_more_results: dict = defaultdict(list)
+            results: dict = {}
 
-        def evaluate_candidates(
-            candidate_params, cv=None, more_results=None, callback_ctx=None
-        ):
-            nonlocal results
-            cv = cv or cv_orig
-            candidate_params = list(candidate_params)
-            n_splits = self.n_splits_
-            folds = _host_folds(cv, n_samples, y_host, groups)
-            if len(folds) != n_splits:
-                raise ValueError(
-                    "cv.split and cv.get_n_splits return inconsistent results. "
-                    f"Expected {n_splits} splits, got {len(folds)}"
+            def evaluate_candidates(
+                candidate_params, cv=None, more_results=None, callback_ctx=None
+            ):
+                nonlocal results
+                cv = cv or cv_orig
+                candidate_params = list(candidate_params)
+                n_splits = self.n_splits_
+                folds = _host_folds(cv, n_samples, y_host, groups)
+                if len(folds) != n_splits:
+                    raise ValueError(
+                        "cv.split and cv.get_n_splits return inconsistent results. "
+                        f"Expected {n_splits} splits, got {len(folds)}"
+                    )
+                if self.verbose > 0:
+                    n = len(candidate_params)
+                    print(
+                        f"Fitting {n_splits} folds for each of {n} candidates, "
+                        f"totalling {n * n_splits} fits"
+                    )
+                options = Options(
+                    error_score=self.error_score,
+                    return_train_score=self.return_train_score,
+                    verbose=self.verbose,
+                    n_splits=n_splits,
+                    n_candidates=len(candidate_params),
                 )
-            if self.verbose > 0:
-                n = len(candidate_params)
-                print(
-                    f"Fitting {n_splits} folds for each of {n} candidates, "
-                    f"totalling {n * n_splits} fits"
+                out = evaluate(
+                    base_estimator,
+                    candidate_params,
+                    data,
+                    folds,
+                    scorer,
+                    score_params,
+                    options,
+                    client,
                 )
-            options = Options(
-                error_score=self.error_score,
-                return_train_score=self.return_train_score,
-                verbose=self.verbose,
-                n_splits=n_splits,
-                n_candidates=len(candidate_params),
-            )
-            out = evaluate(
-                base_estimator,
-                candidate_params,
-                data,
-                folds,
-                scorer,
-                score_params,
-                options,
-            )
-            if not out:
-                raise ValueError(
-                    "No fits were performed. Was the CV iterator empty? "
-                    "Were there no candidates?"
+                if not out:
+                    raise ValueError(
+                        "No fits were performed. Was the CV iterator empty? "
+                        "Were there no candidates?"
+                    )
+                _warn_or_raise_about_fit_failures(
+                    out, candidate_params, n_splits, self.error_score
                 )
-            _warn_or_raise_about_fit_failures(
-                out, candidate_params, n_splits, self.error_score
-            )
-            if callable(self.scoring):
-                insert_error_scores(out, self.error_score)
-            all_candidate_params.extend(candidate_params)
-            all_out.extend(out)
-            for key, value in (more_results or {}).items():
-                all_more_results[key].extend(value)
-            results = self._format_results(
-                all_candidate_params, n_splits, all_out, all_more_results
-            )
-            return results
+                if callable(self.scoring):
+                    insert_error_scores(out, self.error_score)
+                all_candidate_params.extend(candidate_params)
+                all_out.extend(out)
+                for key, value in (more_results or {}).items():
+                    all_more_results[key].extend(value)
+                results = self._format_results(
+                    all_candidate_params, n_splits, all_out, all_more_results
+                )
+                return results
 
-        self._run_search(evaluate_candidates)
+            self._run_search(evaluate_candidates)
 
         first_test_score = all_out[0]["test_scores"]
         self.multimetric_ = isinstance(first_test_score, dict)
@@ -389,10 +423,52 @@ _FIT_NOTE = """
     only the scores come back, in one transfer. Estimators that are not
     gpuml's are fitted on host data, as scikit-learn would. See the
     user guide's "Hyperparameter search" page.
+
+    With a Dask client the work is spread over its workers (one per GPU):
+    the ``client`` parameter (a ``distributed.Client`` or a scheduler
+    address), else the client of an active
+    ``joblib.parallel_config(backend="dask")``, else the current client.
+    Each worker receives the data once and keeps them on its GPU; the best
+    candidate is refitted in the calling process. ``n_jobs`` and
+    ``pre_dispatch`` are accepted and ignored. See "Scaling out".
 """
 
 
 class GridSearchCV(_DeviceSearchMixin, sk.GridSearchCV):
+    _parameter_constraints: dict = {
+        **sk.GridSearchCV._parameter_constraints,
+        "client": _DeviceSearchMixin._CLIENT_CONSTRAINT,
+    }
+
+    def __init__(
+        self,
+        estimator,
+        param_grid,
+        *,
+        scoring=None,
+        n_jobs=None,
+        refit=True,
+        cv=None,
+        verbose=0,
+        pre_dispatch="2*n_jobs",
+        error_score=np.nan,
+        return_train_score=False,
+        client=None,
+    ):
+        super().__init__(
+            estimator,
+            param_grid,
+            scoring=scoring,
+            n_jobs=n_jobs,
+            refit=refit,
+            cv=cv,
+            verbose=verbose,
+            pre_dispatch=pre_dispatch,
+            error_score=error_score,
+            return_train_score=return_train_score,
+        )
+        self.client = client
+
     def _run_search(self, evaluate_candidates):
         """Search all candidates in param_grid."""
         evaluate_candidates(sk.ParameterGrid(self.param_grid))
@@ -421,6 +497,44 @@ class GridSearchCV(_DeviceSearchMixin, sk.GridSearchCV):
 
 
 class RandomizedSearchCV(_DeviceSearchMixin, sk.RandomizedSearchCV):
+    _parameter_constraints: dict = {
+        **sk.RandomizedSearchCV._parameter_constraints,
+        "client": _DeviceSearchMixin._CLIENT_CONSTRAINT,
+    }
+
+    def __init__(
+        self,
+        estimator,
+        param_distributions,
+        *,
+        n_iter=10,
+        scoring=None,
+        n_jobs=None,
+        refit=True,
+        cv=None,
+        verbose=0,
+        pre_dispatch="2*n_jobs",
+        random_state=None,
+        error_score=np.nan,
+        return_train_score=False,
+        client=None,
+    ):
+        super().__init__(
+            estimator,
+            param_distributions,
+            n_iter=n_iter,
+            scoring=scoring,
+            n_jobs=n_jobs,
+            refit=refit,
+            cv=cv,
+            verbose=verbose,
+            pre_dispatch=pre_dispatch,
+            random_state=random_state,
+            error_score=error_score,
+            return_train_score=return_train_score,
+        )
+        self.client = client
+
     def _run_search(self, evaluate_candidates):
         """Search n_iter candidates from param_distributions."""
         evaluate_candidates(

@@ -37,7 +37,7 @@ from sklearn.base import clone
 from sklearn.utils import get_tags
 
 from gpuml._array import to_host
-from gpuml.base import BatchUnsupported
+from gpuml.base import BatchUnsupported, accepts_device_input
 from gpuml.model_selection._batch import Group, batch_scorers, final_step
 from gpuml.model_selection._data import DataView, take
 from gpuml.model_selection._results import (
@@ -150,33 +150,95 @@ def _score_params(view: DataView, score_params: dict, train, test):
 # --------------------------------------------------------------------------
 
 
+def evaluate_unit(
+    estimator,
+    unit: tuple,
+    data,
+    folds: list,
+    splits,
+    scorer,
+    score_params: dict,
+    options: Options,
+    table: dict,
+) -> None:
+    """Evaluate one unit of work on the folds numbered ``splits``.
+
+    A unit is ``(pipeline, groups)`` from the search's grouping: groups
+    evaluated on their own (``pipeline`` None, one group), or the groups of
+    a Pipeline that share a fitted prefix. ``data`` is the search's
+    :class:`~gpuml.model_selection._data.SearchData`; the unit reads the
+    compute view when every configured estimator accepts device input, else
+    the host view. Records go to ``table[candidate, split]``.
+    """
+    pipeline, groups = unit
+    configured = [
+        clone(estimator).set_params(**clone(g.fixed, safe=False)) for g in groups
+    ]
+    view = data.view(all(accepts_device_input(c) for c in configured))
+    if pipeline is None:
+        for group in groups:
+            evaluate_group(
+                estimator,
+                group,
+                view,
+                folds,
+                splits,
+                scorer,
+                score_params,
+                options,
+                table,
+            )
+    else:
+        evaluate_pipeline_groups(
+            pipeline,
+            groups,
+            view,
+            folds,
+            splits,
+            scorer,
+            score_params,
+            options,
+            table,
+        )
+
+
 def evaluate_group(
     estimator,
     group: Group,
     view: DataView,
     folds: list,
+    splits,
     scorer,
     score_params: dict,
     options: Options,
-    table: list,
+    table: dict,
 ) -> None:
-    """Evaluate a group's candidates on every fold, filling ``table[i][s]``.
+    """Evaluate a group's candidates on the folds ``splits``, filling
+    ``table[i, s]``.
 
     ``estimator`` is the unfitted base estimator; ``folds`` are host
     (train, test) index pairs.
     """
     configured = clone(estimator).set_params(**clone(group.fixed, safe=False))
-    remaining = range(len(folds))
+    remaining = list(splits)
     scorers = batch_scorers(scorer, configured) if group.batched else None
     if scorers is not None and view.y is not None:
         remaining = _evaluate_batched(
-            configured, group, view, folds, scorers, score_params, options, table
+            configured,
+            group,
+            view,
+            folds,
+            remaining,
+            scorers,
+            score_params,
+            options,
+            table,
         )
     for split in remaining:
         train, test = folds[split]
         for index, params in group.members:
             candidate = clone(configured).set_params(**clone(params, safe=False))
-            table[index][split] = fit_and_score(
+            table[index, split] = fit_and_score(
                 candidate,
                 view,
                 train,
@@ -198,16 +260,17 @@ def has_prefix(pipeline) -> bool:
 
 
 def _evaluate_batched(
-    configured, group, view, folds, scorers, score_params, options, table
-) -> range:
-    """Fit and score a group with one ``_fit_batch``; return folds left undone."""
+    configured, group, view, folds, splits, scorers, score_params, options, table
+) -> list:
+    """Fit and score a group with one ``_fit_batch`` over the folds ``splits``;
+    return the splits left undone."""
     name, step = final_step(configured)
     weight_name = "sample_weight" if name is None else f"{name}__sample_weight"
     fit_params = view.fit_params
     if set(fit_params) - {weight_name}:
-        return range(len(folds))  # the protocol takes sample_weight only
+        return splits  # the protocol takes sample_weight only
     sample_weight = fit_params.get(weight_name)
-    trains = [view.indices(train) for train, _ in folds]
+    trains = [view.indices(folds[split][0]) for split in splits]
     start = time.perf_counter()
     done = 0  # folds fitted and scored from the batch
     try:
@@ -218,7 +281,7 @@ def _evaluate_batched(
             folds=trains,
             sample_weight=sample_weight,
         )
-        for split, model in enumerate(batches):
+        for split, model in zip(splits, batches, strict=False):
             synchronize(view.xp)
             fit_time = time.perf_counter() - start
             train, test = folds[split]
@@ -235,12 +298,12 @@ def _evaluate_batched(
                 fit_time=fit_time,
                 split=split,
             )
-            done = split + 1
+            done += 1
             start = time.perf_counter()
     except Exception as exc:
-        _batch_fell_back(exc, group, done, options)
-        return range(done, len(folds))
-    return range(0)
+        _batch_fell_back(exc, group, splits[min(done, len(splits) - 1)], options)
+        return splits[done:]
+    return []
 
 
 def _batch_fell_back(exc, group: Group, split: int, options: Options) -> None:
@@ -325,12 +388,12 @@ def _record_batch(
         }
         if train_scores is not None:
             result["train_scores"] = pick(train_scores)
-        table[index][split] = result
+        table[index, split] = result
         print_end(result, params, options, index, split)
 
 
 def evaluate_pipeline_groups(
-    pipeline, groups: list, view, folds, scorer, score_params, options, table
+    pipeline, groups: list, view, folds, splits, scorer, score_params, options, table
 ) -> None:
     """Groups of a Pipeline sharing their prefix parameters, fold by fold.
 
@@ -352,7 +415,8 @@ def evaluate_pipeline_groups(
         if scorers is not None and view.y is not None:
             if not set(final_params) - {"sample_weight"}:
                 batched[position] = (configured, scorers)
-    for split, (train, test) in enumerate(folds):
+    for split in splits:
+        train, test = folds[split]
         X_train, y_train, _ = view.rows(train)
         X_test, y_test, _ = view.rows(test)
         rows = view.indices(train)
@@ -372,7 +436,7 @@ def evaluate_pipeline_groups(
             elapsed = time.perf_counter() - start
             for index, params in members:
                 result = failed_result(scorer, options, elapsed, _length(X_test))
-                table[index][split] = result
+                table[index, split] = result
                 print_end(result, params, options, index, split)
             continue
         prefix_time = (time.perf_counter() - start) / len(members)
@@ -404,7 +468,7 @@ def evaluate_pipeline_groups(
                 del batched[position]  # fitted one by one from now on
             for index, params in group.members:
                 candidate = clone(pipeline).set_params(**clone(params, safe=False))
-                table[index][split] = _pipeline_one(
+                table[index, split] = _pipeline_one(
                     fold,
                     candidate,
                     view,

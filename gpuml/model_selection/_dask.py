@@ -1,0 +1,264 @@
+"""Distributed dispatch of a search through Dask's distributed scheduler.
+
+gpuml does not run a cluster of its own: a search with a
+``distributed.Client`` (passed as ``client=``, the one behind
+``joblib.parallel_config(backend="dask")``, or the current one) submits its
+work to that client's workers, one worker per GPU
+(``dask_cuda.LocalCUDACluster`` on a node, ``dask cuda worker`` processes
+across nodes). Without a client nothing here is imported and the search runs
+in process.
+
+How the work travels:
+
+- **The data, once per worker.** ``X``, ``y``, the fit and score parameters
+  and the folds' host index arrays go into one :class:`_Payload`, scattered
+  to every worker with ``broadcast=True`` before any task runs. A task
+  names the payload's future, never the arrays, so nothing is re-sent per
+  task; a worker that joins later (or replaces a lost one) gets the payload
+  from a peer when its first task needs it.
+- **On the worker's GPU, once.** The first task of a search on a worker
+  builds a :class:`~gpuml.model_selection._data.SearchData` from the payload
+  and keeps it in a small per-process cache (:func:`_search_data`), so the
+  upload to that worker's GPU happens once and every later task of the
+  search indexes the resident copy. The cache is dropped when the search
+  ends (:func:`_forget`).
+- **Tasks.** One pure task per unit of work (a candidate group, or the
+  groups sharing a Pipeline prefix) and fold: :func:`run_task` runs the
+  same :func:`~gpuml.model_selection._tasks.evaluate_unit` as the
+  in-process search, under the caller's gpuml configuration, and returns
+  its result records with the scores as floats (one device-to-host
+  transfer per task). Keys are deterministic (a hash of the payload, the
+  unit, the fold and the settings), so identical work is computed once.
+  Tasks ask for ``resources={"GPU": 1}`` when the workers declare GPU
+  resources.
+- **Collection.** Results are gathered as they complete. A worker lost mid-
+  search costs only the tasks it was running: the scheduler runs them
+  again on another worker (they are pure), and the search's results do not
+  change. A task error is a fit error recorded by the task itself
+  (``error_score``), or, with ``error_score="raise"``, the original
+  exception re-raised in the caller.
+
+The refit of the best candidate is not a task: it runs in the caller's
+process, on its compute device, where the caller's data already are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+import threading
+import uuid
+from collections import OrderedDict, defaultdict
+
+from gpuml._array import compute_namespace
+from gpuml._config import config_context, get_config
+from gpuml.model_selection._data import SearchData, download
+from gpuml.model_selection._results import print_end, resolve_deferred
+from gpuml.model_selection._tasks import evaluate_unit
+
+
+@contextlib.contextmanager
+def search_client(explicit=None):
+    """The Dask client a search dispatches through, or None (in process).
+
+    A scheduler address given as ``client`` is connected to for the search
+    and closed after it.
+    """
+    client = active_client(explicit)
+    if not isinstance(client, str):
+        yield client
+        return
+    from distributed import Client
+
+    with Client(client, set_as_default=False) as connected:
+        yield connected
+
+
+def client_address(client) -> str | None:
+    """What a pickled search keeps of its ``client``: the scheduler address."""
+    if client is None or isinstance(client, str):
+        return client
+    return client.scheduler.address
+
+
+def active_client(explicit=None):
+    """The client (or scheduler address) to use, or None.
+
+    In order: the ``client`` given to the search; the client of an active
+    ``joblib.parallel_config(backend="dask")``; the current
+    ``distributed`` client. Inside a Dask task (a worker running a search)
+    no current client is used, so searches do not nest dispatch. Dask is
+    only imported when one of these exists.
+    """
+    if explicit is not None:
+        return explicit
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    client = getattr(backend, "client", None)
+    if client is not None and type(backend).__module__.startswith("joblib._dask"):
+        return client
+    if "distributed" not in sys.modules:
+        return None  # no client can exist without distributed imported
+    import distributed
+
+    try:
+        distributed.get_worker()
+        return None
+    except ValueError:
+        pass
+    try:
+        return distributed.Client.current()
+    except ValueError:
+        return None
+
+
+class _Payload:
+    """Everything a worker needs from the caller, shipped once per search.
+
+    ``received`` counts, per process and search, how many times a payload
+    was unpickled there (a diagnostic: once per worker).
+    """
+
+    received: dict = defaultdict(int)
+
+    def __init__(self, X, y, fit_params, score_params, folds):
+        self.token = uuid.uuid4().hex
+        self.X, self.y = X, y
+        self.fit_params, self.score_params, self.folds = (
+            fit_params,
+            score_params,
+            folds,
+        )
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        _Payload.received[self.token] += 1
+
+
+# Per-process cache of the searches' device-resident data (a worker keeps
+# the two most recent searches; a finished search is dropped at its end).
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 2
+_BUILT: dict = defaultdict(int)
+
+
+def _search_data(payload: _Payload) -> SearchData:
+    """The payload's SearchData on this process, built on first use."""
+    with _CACHE_LOCK:
+        data = _CACHE.get(payload.token)
+        if data is None:
+            data = SearchData(
+                payload.X, payload.y, payload.fit_params, compute_namespace()
+            )
+            _CACHE[payload.token] = data
+            _BUILT[payload.token] += 1
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+        else:
+            _CACHE.move_to_end(payload.token)
+        return data
+
+
+def _forget(token: str) -> None:
+    with _CACHE_LOCK:
+        _CACHE.pop(token, None)
+
+
+def worker_stats(token: str) -> dict:
+    """``{"received": n, "built": n}`` for a search on this process."""
+    return {"received": _Payload.received[token], "built": _BUILT[token]}
+
+
+def run_task(payload, estimator, unit, split, scorer, options, config) -> list:
+    """One unit of work on one fold, on a worker: ``[(candidate, split, record)]``.
+
+    Pure: the same arguments give the same records (timings aside).
+    """
+    with config_context(**config):
+        data = _search_data(payload)
+        table: dict = {}
+        evaluate_unit(
+            estimator,
+            unit,
+            data,
+            payload.folds,
+            [split],
+            scorer,
+            payload.score_params,
+            options,
+            table,
+        )
+        records = list(table.values())
+        resolve_deferred(records)
+    return [(index, s, record) for (index, s), record in table.items()]
+
+
+def _declares_gpus(client) -> bool:
+    workers = client.scheduler_info().get("workers", {})
+    return bool(workers) and all(
+        "GPU" in (info.get("resources") or {}) for info in workers.values()
+    )
+
+
+def dispatch(
+    client, estimator, units, data: SearchData, folds, scorer, score_params, options
+) -> dict:
+    """Run every (unit, fold) task on ``client``; ``table[candidate, split]``."""
+    from dask.base import tokenize
+    from distributed import as_completed
+
+    payload = _Payload(
+        download(data.X),
+        download(data.y),
+        {k: download(v) for k, v in data.fit_params.items()},
+        {k: download(v) for k, v in score_params.items()},
+        folds,
+    )
+    [payload_future] = client.scatter([payload], broadcast=True, hash=False)
+    resources = {"GPU": 1} if _declares_gpus(client) else None
+    config = get_config()
+    quiet = dataclasses.replace(options, verbose=0)  # the caller prints progress
+    futures = {}
+    try:
+        for unit in units:
+            for split in range(len(folds)):
+                key = "gpuml-search-" + tokenize(
+                    payload.token, estimator, unit, split, scorer, quiet, config
+                )
+                future = client.submit(
+                    run_task,
+                    payload_future,
+                    estimator,
+                    unit,
+                    split,
+                    scorer,
+                    quiet,
+                    config,
+                    key=key,
+                    resources=resources,
+                )
+                futures[future] = (unit, split)
+        table = {}
+        members = {
+            index: params
+            for unit in units
+            for group in unit[1]
+            for index, params in group.members
+        }
+        completed = as_completed(futures, loop=client.loop)
+        for done, future in enumerate(completed, start=1):
+            for index, split, record in future.result():
+                table[index, split] = record
+                print_end(record, members[index], options, index, split)
+            if options.verbose > 0:
+                print(f"[gpuml dask] {done}/{len(futures)} tasks done")
+        return table
+    finally:
+        # Release the tasks and the payload and drop the workers' copies. A
+        # cleanup error (a worker already gone) must not hide the search's.
+        with contextlib.suppress(Exception):
+            client.cancel([*futures, payload_future])
+            client.run(_forget, payload.token)

@@ -1,0 +1,329 @@
+"""The search dispatched through Dask: same results, data shipped once, faults.
+
+Most tests use an in-process cluster (``LocalCluster(processes=False)``);
+the data-once and lost-worker tests start worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+from sklearn.pipeline import make_pipeline
+
+distributed = pytest.importorskip("distributed")
+cloudpickle = pytest.importorskip("cloudpickle")
+
+import joblib  # noqa: E402
+
+from gpuml import config_context  # noqa: E402
+from gpuml.linear_model import LogisticRegression, Ridge  # noqa: E402
+from gpuml.model_selection import (  # noqa: E402
+    GridSearchCV,
+    RandomizedSearchCV,
+    _dask,
+)
+from gpuml.preprocessing import StandardScaler  # noqa: E402
+
+# Classes defined here travel by value to worker processes.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+ALPHAS = np.logspace(-3, 3, 7)
+
+
+def _regression(rng, n=300, p=6):
+    X = rng.normal(size=(n, p)) * rng.uniform(0.5, 3, p)
+    return X, X @ rng.normal(size=p) + rng.normal(size=n)
+
+
+def _classification(rng, n=300, p=5):
+    X = rng.normal(size=(n, p))
+    return X, (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0).astype(np.int64)
+
+
+def _assert_same_results(ours, theirs):
+    """Identical ``cv_results_`` (timings aside), best candidate and refit."""
+    assert sorted(ours.cv_results_) == sorted(theirs.cv_results_)
+    for key, expected in theirs.cv_results_.items():
+        if "time" in key:
+            continue
+        got = ours.cv_results_[key]
+        if key == "params" or isinstance(expected, np.ma.MaskedArray):
+            assert list(got) == list(expected), key
+        else:
+            np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=key)
+    if hasattr(theirs, "best_params_"):
+        assert ours.best_params_ == theirs.best_params_
+    if hasattr(theirs, "best_estimator_"):
+        X_probe = np.linspace(-1, 1, 5 * ours.n_features_in_).reshape(5, -1)
+        np.testing.assert_allclose(
+            ours.predict(X_probe), theirs.predict(X_probe), rtol=1e-12, atol=1e-12
+        )
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            processes=False,
+            threads_per_worker=1,
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        yield client
+
+
+@pytest.fixture
+def dispatched(monkeypatch):
+    """Counts searches that went through :func:`_dask.dispatch`."""
+    calls = []
+    real = _dask.dispatch
+
+    def counting(client, *args, **kwargs):
+        calls.append(client)
+        return real(client, *args, **kwargs)
+
+    monkeypatch.setattr(_dask, "dispatch", counting)
+    return calls
+
+
+class FailingRidge(Ridge):
+    """A Ridge whose fit fails for negative alphas, one by one."""
+
+    def _batch_params(self):
+        return frozenset()
+
+    def fit(self, X, y, sample_weight=None):
+        if self.alpha < 0:
+            raise ValueError("negative alpha on purpose")
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def _cases(rng):
+    X, y = _regression(rng)
+    Xc, yc = _classification(rng)
+    return {
+        "ridge-batched": (GridSearchCV, Ridge(), {"alpha": ALPHAS}, {}, X, y),
+        "pipeline": (
+            GridSearchCV,
+            make_pipeline(StandardScaler(), Ridge()),
+            {"standardscaler__with_mean": [True, False], "ridge__alpha": ALPHAS},
+            {"return_train_score": True},
+            X,
+            y,
+        ),
+        "logistic-batched-multimetric": (
+            GridSearchCV,
+            LogisticRegression(),
+            {"C": [0.01, 0.1, 1.0, 10.0]},
+            {"scoring": ["accuracy", "neg_log_loss"], "refit": "neg_log_loss"},
+            Xc,
+            yc,
+        ),
+        "sklearn-estimator": (
+            GridSearchCV,
+            SkLogisticRegression(),
+            {"C": [0.1, 1.0]},
+            {"scoring": "roc_auc"},
+            Xc,
+            yc,
+        ),
+        "failures": (
+            GridSearchCV,
+            FailingRidge(),
+            {"alpha": [-1.0, 0.5, 2.0]},
+            {"error_score": np.nan},
+            X,
+            y,
+        ),
+        "randomized": (
+            RandomizedSearchCV,
+            Ridge(),
+            {"alpha": ALPHAS, "fit_intercept": [True, False]},
+            {"n_iter": 6, "random_state": 0},
+            X,
+            y,
+        ),
+    }
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.FitFailedWarning")
+@pytest.mark.filterwarnings("ignore:One or more of the test scores:UserWarning")
+@pytest.mark.parametrize(
+    "case",
+    [
+        "ridge-batched",
+        "pipeline",
+        "logistic-batched-multimetric",
+        "sklearn-estimator",
+        "failures",
+        "randomized",
+    ],
+)
+def test_dispatch_matches_in_process(client, dispatched, rng, case):
+    cls, estimator, grid, kwargs, X, y = _cases(rng)[case]
+    with config_context(device="cpu"):
+        theirs = cls(estimator, grid, cv=4, **kwargs).fit(X, y)
+        ours = cls(estimator, grid, cv=4, client=client, **kwargs).fit(X, y)
+    assert dispatched == [client]
+    _assert_same_results(ours, theirs)
+
+
+def test_client_sources(client, dispatched, rng, tmp_path):
+    """The client parameter, a scheduler address, the current client and the
+    joblib Dask backend all dispatch; nothing else does."""
+    X, y = _regression(rng)
+    with config_context(device="cpu"):
+        GridSearchCV(Ridge(), {"alpha": ALPHAS}).fit(X, y)
+        assert dispatched == []
+        GridSearchCV(Ridge(), {"alpha": ALPHAS}, client=client).fit(X, y)
+        address = client.scheduler.address
+        GridSearchCV(Ridge(), {"alpha": ALPHAS}, client=address).fit(X, y)
+        with client.as_current():
+            GridSearchCV(Ridge(), {"alpha": ALPHAS}).fit(X, y)
+        with joblib.parallel_config(backend="dask", client=client):
+            GridSearchCV(Ridge(), {"alpha": ALPHAS}).fit(X, y)
+    assert len(dispatched) == 4
+    assert dispatched[0] is client and dispatched[2] is client
+
+
+def test_search_with_client_clones_and_pickles(client, rng):
+    import pickle
+
+    from sklearn.base import clone
+
+    X, y = _regression(rng)
+    search = GridSearchCV(Ridge(), {"alpha": ALPHAS}, client=client)
+    assert clone(search).client is client
+    with config_context(device="cpu"):
+        search.fit(X, y)
+    restored = pickle.loads(pickle.dumps(search))
+    assert restored.client == client.scheduler.address
+    np.testing.assert_array_equal(restored.predict(X), search.predict(X))
+
+
+def test_error_score_raise_reraises_the_fit_error(client, rng):
+    X, y = _regression(rng)
+    search = GridSearchCV(
+        FailingRidge(), {"alpha": [1.0, -1.0]}, error_score="raise", client=client
+    )
+    with config_context(device="cpu"), pytest.raises(ValueError, match="on purpose"):
+        search.fit(X, y)
+
+
+def test_verbose_reports_tasks(client, rng, capsys):
+    X, y = _regression(rng)
+    with config_context(device="cpu"):
+        GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=3, verbose=2, client=client).fit(
+            X, y
+        )
+    out = capsys.readouterr().out
+    assert "[gpuml dask] 3/3 tasks done" in out
+    assert out.count("[CV] END ") == 3 * len(ALPHAS)
+
+
+def test_sklearn_search_with_gpuml_estimators_on_joblib_dask(client, rng):
+    """scikit-learn's own search, each fit a Dask task through joblib."""
+    X, y = _regression(rng)
+    with config_context(device="cpu"):
+        theirs = SkGridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=4).fit(X, y)
+        with joblib.parallel_config(backend="dask", client=client):
+            ours = SkGridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=4, n_jobs=-1).fit(X, y)
+    _assert_same_results(ours, theirs)
+
+
+def test_no_client_does_not_import_dask():
+    code = (
+        "import sys, numpy as np\n"
+        "from gpuml.linear_model import Ridge\n"
+        "from gpuml.model_selection import GridSearchCV\n"
+        "X = np.random.default_rng(0).normal(size=(50, 3)); y = X.sum(1)\n"
+        "GridSearchCV(Ridge(), {'alpha': [0.1, 1.0]}, cv=3).fit(X, y)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('dask', 'distributed')))\n"
+    )
+    env = {**os.environ, "GPUML_DEVICE": "cpu"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+# -- worker processes ---------------------------------------------------------
+
+
+@pytest.fixture
+def process_client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            processes=True,
+            threads_per_worker=1,
+            dashboard_address="127.0.0.1:0",
+            host="127.0.0.1",
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        yield client
+
+
+def _stats():
+    return {"received": dict(_dask._Payload.received), "built": dict(_dask._BUILT)}
+
+
+def test_each_worker_receives_the_data_once(process_client, rng):
+    X, y = _regression(rng, n=2000)
+    with config_context(device="cpu"):
+        search = GridSearchCV(
+            make_pipeline(StandardScaler(), FailingRidge()),
+            {"failingridge__alpha": ALPHAS},
+            cv=5,
+            client=process_client,
+        ).fit(X, y)
+    assert search.best_params_
+    per_worker = process_client.run(_stats)
+    assert len(per_worker) == 2
+    for stats in per_worker.values():
+        # One payload unpickled per worker (broadcast), one resident copy
+        # built, whatever the number of tasks (35 fits in 5 tasks here).
+        assert list(stats["received"].values()) == [1]
+        assert list(stats["built"].values()) in ([1], [])
+
+
+class CrashOnceRidge(Ridge):
+    """Kills its worker process on its first fit anywhere (a marker file)."""
+
+    def __init__(self, alpha=1.0, marker=None):
+        super().__init__(alpha=alpha)
+        self.marker = marker
+
+    def _batch_params(self):
+        return frozenset()
+
+    def fit(self, X, y, sample_weight=None):
+        if self.marker is not None and not Path(self.marker).exists():
+            Path(self.marker).touch()
+            os._exit(1)  # the worker dies mid-task
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_lost_worker_costs_only_its_tasks(process_client, rng, tmp_path):
+    X, y = _regression(rng)
+    marker = tmp_path / "crashed"
+    estimator = CrashOnceRidge(marker=str(marker))
+    with config_context(device="cpu"):
+        theirs = GridSearchCV(CrashOnceRidge(), {"alpha": ALPHAS}, cv=4).fit(X, y)
+        ours = GridSearchCV(
+            estimator, {"alpha": ALPHAS}, cv=4, client=process_client
+        ).fit(X, y)
+    assert marker.exists()  # a worker did die mid-search
+    _assert_same_results(ours, theirs)
