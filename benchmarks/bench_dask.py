@@ -1,0 +1,140 @@
+"""Distributed search: one GPU in process against every GPU through Dask.
+
+Run on a machine with two GPUs (device kind ``nvidia-h200-x2``):
+``python -m benchmarks.run dask``. The workload is a search that takes more
+than 10 s on one GPU: ``GridSearchCV(LogisticRegression(tol=1e-6))`` over
+8 Cs x ``fit_intercept`` x ``class_weight`` (32 candidates, 4 batched
+groups), 5-fold, on 1,000,000 x 256 float32 with 10 classes (multinomial).
+Three ways, on the same data, timed end to end (data start in NumPy):
+
+1. gpuml's search in process, on one GPU;
+2. gpuml's search through ``dask_cuda.LocalCUDACluster`` (one worker per
+   GPU): 20 tasks (group x fold), the data shipped once to each worker;
+3. scikit-learn's ``GridSearchCV`` with gpuml's ``LogisticRegression`` in
+   ``joblib.parallel_config(backend="dask")`` on the same cluster: 160 fits,
+   each a task that copies its fold to its worker's GPU and fits one C.
+
+The notes give the speed-ups against row 1 and whether the results are
+identical (row 2: every ``cv_results_`` score; row 3: the best candidate).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+from sklearn.model_selection import KFold
+
+from benchmarks._timing import cupy_or_none, no_gpu_reason, row, synchronize
+
+N, N_QUICK, P, CLASSES = 1_000_000, 50_000, 256, 10
+GRID = {
+    "C": np.logspace(-3, 2, 8),
+    "fit_intercept": [True, False],
+    "class_weight": [None, "balanced"],
+}
+
+
+def make_data(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, P), dtype=np.float32)
+    W = rng.standard_normal((P, CLASSES)).astype(np.float32) / np.sqrt(P)
+    scores = X @ W + rng.gumbel(size=(n, CLASSES)).astype(np.float32)
+    # Unequal class sizes, so that class_weight="balanced" matters.
+    scores += np.linspace(0.0, 1.5, CLASSES, dtype=np.float32)
+    return X, scores.argmax(axis=1)
+
+
+def _once(fn):
+    synchronize()
+    start = time.perf_counter()
+    result = fn()
+    synchronize()
+    return time.perf_counter() - start, result
+
+
+def _max_score_diff(a, b) -> float:
+    keys = [k for k in b.cv_results_ if k.startswith("split") and "test" in k]
+    return max(float(np.max(np.abs(a.cv_results_[k] - b.cv_results_[k]))) for k in keys)
+
+
+def run(quick: bool, repeat: int = 1) -> list[dict]:
+    n = N_QUICK if quick else N
+    workload = (
+        f"GridSearchCV LogisticRegression(tol=1e-6), 32 candidates, "
+        f"{n:,}x{P} float32, {CLASSES} classes, 5-fold"
+    )
+    if cupy_or_none() is None:
+        return [row(workload, "gpuml", "NumPy", None, no_gpu_reason())]
+    import joblib
+    from dask_cuda import LocalCUDACluster
+    from distributed import Client
+
+    from gpuml import config_context
+    from gpuml.linear_model import LogisticRegression
+    from gpuml.model_selection import GridSearchCV
+
+    X, y = make_data(n)
+    cv = KFold(5)
+    estimator = LogisticRegression(tol=1e-6, max_iter=500)
+    rows = []
+    with config_context(device="gpu"):
+
+        def search(client=None):
+            return GridSearchCV(estimator, GRID, cv=cv, client=client)
+
+        search().fit(X[:5000], y[:5000])  # warm-up: CUDA context, kernels
+        t_one, one = _once(lambda: search().fit(X, y))
+        print(f"  in process, 1 GPU: {t_one:.2f} s", flush=True)
+        rows.append(
+            row(
+                workload,
+                "gpuml, in process",
+                "NumPy, 1 GPU",
+                t_one,
+                f"best {one.best_params_}",
+                compare=False,
+            )
+        )
+        with (
+            # memory_limit=0: the machine's MemTotal grows as memory is used,
+            # so Dask's automatic per-worker limit would be too small.
+            LocalCUDACluster(
+                host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
+            ) as c,
+            Client(c, set_as_default=False) as client,
+        ):
+            n_gpus = len(client.scheduler_info()["workers"])
+            search(client).fit(X[:5000], y[:5000])  # warm up the workers
+            t_dask, dask = _once(lambda: search(client).fit(X, y))
+            print(f"  Dask, {n_gpus} GPUs: {t_dask:.2f} s", flush=True)
+            same = dask.best_params_ == one.best_params_
+            rows.append(
+                row(
+                    workload,
+                    "gpuml, Dask",
+                    f"NumPy, LocalCUDACluster, {n_gpus} GPUs",
+                    t_dask,
+                    f"{t_one / t_dask:.2f}x row 1; best "
+                    f"{'same' if same else 'DIFFERENT'}; max |Δ split score| "
+                    f"{_max_score_diff(dask, one):.1e}",
+                    compare=False,
+                )
+            )
+            sk = SkGridSearchCV(estimator, GRID, cv=cv, n_jobs=-1)
+            with joblib.parallel_config(backend="dask", client=client):
+                t_sk, sk = _once(lambda: sk.fit(X, y))
+            same = sk.best_params_ == one.best_params_
+            rows.append(
+                row(
+                    workload,
+                    "scikit-learn search, gpuml estimator, joblib Dask",
+                    f"NumPy, LocalCUDACluster, {n_gpus} GPUs",
+                    t_sk,
+                    f"gpuml's Dask search {t_sk / t_dask:.1f}x faster; best "
+                    f"{'same' if same else 'DIFFERENT'}",
+                    compare=False,
+                )
+            )
+    return rows
