@@ -3,16 +3,20 @@
 Run on a machine with two GPUs (device kind ``nvidia-h200-x2``):
 ``python -m benchmarks.run dask``. The workload is a search that takes more
 than 10 s on one GPU: ``GridSearchCV(LogisticRegression(tol=1e-6))`` over
-8 Cs x ``fit_intercept`` x ``class_weight`` (32 candidates, 4 batched
+16 Cs x ``fit_intercept`` x ``class_weight`` (64 candidates, 4 batched
 groups), 5-fold, on 1,000,000 x 256 float32 with 10 classes (multinomial).
-Three ways, on the same data, timed end to end (data start in NumPy):
+Three ways, on the same data, timed end to end (data start in NumPy; the
+two gpuml rows are the median of ``repeat`` runs after one full-size
+warm-up run, which also grows the worker processes' memory: on the device
+machines fresh memory is slow to fault in the first time):
 
 1. gpuml's search in process, on one GPU;
 2. gpuml's search through ``dask_cuda.LocalCUDACluster`` (one worker per
    GPU): 20 tasks (group x fold), the data shipped once to each worker;
 3. scikit-learn's ``GridSearchCV`` with gpuml's ``LogisticRegression`` in
-   ``joblib.parallel_config(backend="dask")`` on the same cluster: 160 fits,
-   each a task that copies its fold to its worker's GPU and fits one C.
+   ``joblib.parallel_config(backend="dask")`` on the same cluster: 320 fits,
+   each a task that copies its fold to its worker's GPU and fits one C
+   (one run: it is the slow one).
 
 The notes give the speed-ups against row 1 and whether the results are
 identical (row 2: every ``cv_results_`` score; row 3: the best candidate).
@@ -26,11 +30,17 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
 from sklearn.model_selection import KFold
 
-from benchmarks._timing import cupy_or_none, no_gpu_reason, row, synchronize
+from benchmarks._timing import (
+    cupy_or_none,
+    no_gpu_reason,
+    row,
+    synchronize,
+    time_call,
+)
 
 N, N_QUICK, P, CLASSES = 1_000_000, 50_000, 256, 10
 GRID = {
-    "C": np.logspace(-3, 2, 8),
+    "C": np.logspace(-3, 2, 16),
     "fit_intercept": [True, False],
     "class_weight": [None, "balanced"],
 }
@@ -59,10 +69,39 @@ def _max_score_diff(a, b) -> float:
     return max(float(np.max(np.abs(a.cv_results_[k] - b.cv_results_[k]))) for k in keys)
 
 
-def run(quick: bool, repeat: int = 1) -> list[dict]:
+def _breakdown(client, fit) -> None:
+    """Where a Dask search's time goes: the data transfer (printed by the
+    search at verbose=1), each worker's busy time, the refit."""
+    from distributed import get_task_stream
+
+    start = time.perf_counter()
+    with get_task_stream(client=client) as stream:
+        search = fit()
+    total = time.perf_counter() - start
+    busy: dict = {}
+    for task in stream.data:
+        if not str(task["key"]).startswith("gpuml-search-"):
+            continue
+        for part in task["startstops"]:
+            if part["action"] == "compute":
+                busy.setdefault(task["worker"], []).append(
+                    (part["start"], part["stop"])
+                )
+    for worker, spans in busy.items():
+        work = sum(b - a for a, b in spans)
+        first, last = min(a for a, _ in spans), max(b for _, b in spans)
+        print(
+            f"  worker {worker}: {len(spans)} tasks, busy {work:.2f} s, "
+            f"first start to last stop {last - first:.2f} s",
+            flush=True,
+        )
+    print(f"  total {total:.2f} s, refit {search.refit_time_:.2f} s", flush=True)
+
+
+def run(quick: bool, repeat: int = 2) -> list[dict]:
     n = N_QUICK if quick else N
     workload = (
-        f"GridSearchCV LogisticRegression(tol=1e-6), 32 candidates, "
+        f"GridSearchCV LogisticRegression(tol=1e-6), 64 candidates, "
         f"{n:,}x{P} float32, {CLASSES} classes, 5-fold"
     )
     if cupy_or_none() is None:
@@ -84,8 +123,7 @@ def run(quick: bool, repeat: int = 1) -> list[dict]:
         def search(client=None):
             return GridSearchCV(estimator, GRID, cv=cv, client=client)
 
-        search().fit(X[:5000], y[:5000])  # warm-up: CUDA context, kernels
-        t_one, one = _once(lambda: search().fit(X, y))
+        t_one, one = time_call(lambda: search().fit(X, y), repeat)
         print(f"  in process, 1 GPU: {t_one:.2f} s", flush=True)
         rows.append(
             row(
@@ -106,8 +144,7 @@ def run(quick: bool, repeat: int = 1) -> list[dict]:
             Client(c, set_as_default=False) as client,
         ):
             n_gpus = len(client.scheduler_info()["workers"])
-            search(client).fit(X[:5000], y[:5000])  # warm up the workers
-            t_dask, dask = _once(lambda: search(client).fit(X, y))
+            t_dask, dask = time_call(lambda: search(client).fit(X, y), repeat)
             print(f"  Dask, {n_gpus} GPUs: {t_dask:.2f} s", flush=True)
             same = dask.best_params_ == one.best_params_
             rows.append(
@@ -122,6 +159,7 @@ def run(quick: bool, repeat: int = 1) -> list[dict]:
                     compare=False,
                 )
             )
+            _breakdown(client, lambda: search(client).set_params(verbose=1).fit(X, y))
             sk = SkGridSearchCV(estimator, GRID, cv=cv, n_jobs=-1)
             with joblib.parallel_config(backend="dask", client=client):
                 t_sk, sk = _once(lambda: sk.fit(X, y))

@@ -48,6 +48,7 @@ import contextlib
 import dataclasses
 import sys
 import threading
+import time
 import uuid
 from collections import OrderedDict, defaultdict
 
@@ -217,7 +218,14 @@ def dispatch(
         {k: download(v) for k, v in score_params.items()},
         folds,
     )
+    start = time.perf_counter()
     [payload_future] = client.scatter([payload], broadcast=True, hash=False)
+    if options.verbose > 0:
+        n_workers = len(client.scheduler_info().get("workers", {}))
+        print(
+            f"[gpuml dask] data sent to {n_workers} workers in "
+            f"{time.perf_counter() - start:.2f} s"
+        )
     resources = {"GPU": 1} if _declares_gpus(client) else None
     config = get_config()
     quiet = dataclasses.replace(options, verbose=0)  # the caller prints progress

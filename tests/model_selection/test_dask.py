@@ -63,7 +63,10 @@ def _assert_same_results(ours, theirs):
     if hasattr(theirs, "best_estimator_"):
         X_probe = np.linspace(-1, 1, 5 * ours.n_features_in_).reshape(5, -1)
         np.testing.assert_allclose(
-            ours.predict(X_probe), theirs.predict(X_probe), rtol=1e-12, atol=1e-12
+            np.asarray(ours.predict(X_probe)),
+            np.asarray(theirs.predict(X_probe)),
+            rtol=1e-12,
+            atol=1e-12,
         )
 
 
@@ -174,6 +177,22 @@ def test_dispatch_matches_in_process(client, dispatched, rng, case):
         theirs = cls(estimator, grid, cv=4, **kwargs).fit(X, y)
         ours = cls(estimator, grid, cv=4, client=client, **kwargs).fit(X, y)
     assert dispatched == [client]
+    _assert_same_results(ours, theirs)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", ["ridge-batched", "logistic-batched-multimetric"])
+def test_dispatch_on_the_gpu_matches_in_process(client, dispatched, rng, case):
+    """Workers compute on their GPU; CuPy input is shipped as host data once."""
+    import cupy
+
+    cls, estimator, grid, kwargs, X, y = _cases(rng)[case]
+    X_gpu, y_gpu = cupy.asarray(X), cupy.asarray(y)
+    with config_context(device="gpu"):
+        theirs = cls(estimator, grid, cv=4, **kwargs).fit(X_gpu, y_gpu)
+        ours = cls(estimator, grid, cv=4, client=client, **kwargs).fit(X_gpu, y_gpu)
+    assert dispatched == [client]
+    assert isinstance(ours.best_estimator_.coef_, cupy.ndarray)
     _assert_same_results(ours, theirs)
 
 
