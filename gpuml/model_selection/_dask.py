@@ -54,6 +54,7 @@ from collections import OrderedDict, defaultdict
 
 from gpuml._array import compute_namespace
 from gpuml._config import config_context, get_config
+from gpuml.model_selection import _shm
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._results import print_end, resolve_deferred
 from gpuml.model_selection._tasks import evaluate_unit
@@ -118,24 +119,34 @@ def active_client(explicit=None):
 class _Payload:
     """Everything a worker needs from the caller, shipped once per search.
 
-    ``received`` counts, per process and search, how many times a payload
-    was unpickled there (a diagnostic: once per worker).
+    ``values`` maps ``"X"``, ``"y"``, ``"fit-<name>"`` and ``"score-<name>"``
+    to host data or to :class:`~gpuml.model_selection._shm.SharedArray`
+    handles. ``received`` counts, per process and search, how many times a
+    payload was unpickled there (a diagnostic: once per worker).
     """
 
     received: dict = defaultdict(int)
 
-    def __init__(self, X, y, fit_params, score_params, folds):
-        self.token = uuid.uuid4().hex
-        self.X, self.y = X, y
-        self.fit_params, self.score_params, self.folds = (
-            fit_params,
-            score_params,
-            folds,
-        )
+    def __init__(self, token: str, values: dict, folds: list):
+        self.token, self.values, self.folds = token, values, folds
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         _Payload.received[self.token] += 1
+
+    def resolved(self) -> tuple:
+        """``(X, y, fit_params, score_params)``, shared arrays mapped."""
+        values = {k: _shm.resolve(v) for k, v in self.values.items()}
+        _SHARED[self.token] += sum(
+            isinstance(v, _shm.SharedArray) for v in self.values.values()
+        )
+
+        def prefixed(prefix):
+            return {
+                k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix)
+            }
+
+        return values["X"], values["y"], prefixed("fit-"), prefixed("score-")
 
 
 # Per-process cache of the searches' device-resident data (a worker keeps
@@ -144,23 +155,24 @@ _CACHE: OrderedDict = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 2
 _BUILT: dict = defaultdict(int)
+_SHARED: dict = defaultdict(int)
 
 
-def _search_data(payload: _Payload) -> SearchData:
-    """The payload's SearchData on this process, built on first use."""
+def _search_data(payload: _Payload) -> tuple[SearchData, dict]:
+    """The payload's SearchData and score parameters on this process, built
+    on first use."""
     with _CACHE_LOCK:
-        data = _CACHE.get(payload.token)
-        if data is None:
-            data = SearchData(
-                payload.X, payload.y, payload.fit_params, compute_namespace()
-            )
-            _CACHE[payload.token] = data
+        entry = _CACHE.get(payload.token)
+        if entry is None:
+            X, y, fit_params, score_params = payload.resolved()
+            entry = SearchData(X, y, fit_params, compute_namespace()), score_params
+            _CACHE[payload.token] = entry
             _BUILT[payload.token] += 1
             while len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
         else:
             _CACHE.move_to_end(payload.token)
-        return data
+        return entry
 
 
 def _forget(token: str) -> None:
@@ -168,9 +180,14 @@ def _forget(token: str) -> None:
         _CACHE.pop(token, None)
 
 
-def worker_stats(token: str) -> dict:
-    """``{"received": n, "built": n}`` for a search on this process."""
-    return {"received": _Payload.received[token], "built": _BUILT[token]}
+def worker_stats() -> dict:
+    """Per search token on this process: payloads unpickled, resident copies
+    built, shared-memory arrays mapped (a diagnostic)."""
+    return {
+        "received": dict(_Payload.received),
+        "built": dict(_BUILT),
+        "shared": dict(_SHARED),
+    }
 
 
 def run_task(payload, estimator, unit, split, scorer, options, config) -> list:
@@ -179,7 +196,7 @@ def run_task(payload, estimator, unit, split, scorer, options, config) -> list:
     Pure: the same arguments give the same records (timings aside).
     """
     with config_context(**config):
-        data = _search_data(payload)
+        data, score_params = _search_data(payload)
         table: dict = {}
         evaluate_unit(
             estimator,
@@ -188,7 +205,7 @@ def run_task(payload, estimator, unit, split, scorer, options, config) -> list:
             payload.folds,
             [split],
             scorer,
-            payload.score_params,
+            score_params,
             options,
             table,
         )
@@ -207,25 +224,51 @@ def _declares_gpus(client) -> bool:
 def dispatch(
     client, estimator, units, data: SearchData, folds, scorer, score_params, options
 ) -> dict:
-    """Run every (unit, fold) task on ``client``; ``table[candidate, split]``."""
+    """Run every (unit, fold) task on ``client``; ``table[candidate, split]``.
+
+    The data go out first, once per worker (large arrays through shared
+    memory when every worker is on this machine, see ``_shm.py``).
+    """
+    start = time.perf_counter()
+    token = uuid.uuid4().hex
+    values = {"X": download(data.X), "y": download(data.y)}
+    values.update({f"fit-{k}": download(v) for k, v in data.fit_params.items()})
+    values.update({f"score-{k}": download(v) for k, v in score_params.items()})
+    handles: list = []
+    payload_future = None
+    try:
+        shared_values, handles = _shm.share(values, token)
+        if handles and not _shm.reachable(client, handles):
+            _shm.remove(handles)  # a worker on another machine: send the arrays
+            shared_values, handles = values, []
+        payload = _Payload(token, shared_values, folds)
+        [payload_future] = client.scatter([payload], broadcast=True, hash=False)
+        if options.verbose > 0:
+            n_workers = len(client.scheduler_info().get("workers", {}))
+            how = " (large arrays through shared memory)" if handles else ""
+            print(
+                f"[gpuml dask] data sent to {n_workers} workers{how} in "
+                f"{time.perf_counter() - start:.2f} s"
+            )
+        return _run(client, payload_future, estimator, units, folds, scorer, options)
+    finally:
+        # Release the payload, drop the workers' copies and the shared files.
+        # A cleanup error (a worker already gone) must not hide the search's.
+        with contextlib.suppress(Exception):
+            if payload_future is not None:
+                client.cancel([payload_future])
+            client.run(_forget, token)
+        _shm.remove(handles)
+
+
+def _run(client, payload, estimator, units, folds, scorer, options) -> dict:
+    """Submit every (unit, fold) task and collect the records as they come.
+
+    ``payload`` is the future of the scattered :class:`_Payload`.
+    """
     from dask.base import tokenize
     from distributed import as_completed
 
-    payload = _Payload(
-        download(data.X),
-        download(data.y),
-        {k: download(v) for k, v in data.fit_params.items()},
-        {k: download(v) for k, v in score_params.items()},
-        folds,
-    )
-    start = time.perf_counter()
-    [payload_future] = client.scatter([payload], broadcast=True, hash=False)
-    if options.verbose > 0:
-        n_workers = len(client.scheduler_info().get("workers", {}))
-        print(
-            f"[gpuml dask] data sent to {n_workers} workers in "
-            f"{time.perf_counter() - start:.2f} s"
-        )
     resources = {"GPU": 1} if _declares_gpus(client) else None
     config = get_config()
     quiet = dataclasses.replace(options, verbose=0)  # the caller prints progress
@@ -234,11 +277,11 @@ def dispatch(
         for unit in units:
             for split in range(len(folds)):
                 key = "gpuml-search-" + tokenize(
-                    payload.token, estimator, unit, split, scorer, quiet, config
+                    payload.key, estimator, unit, split, scorer, quiet, config
                 )
                 future = client.submit(
                     run_task,
-                    payload_future,
+                    payload,
                     estimator,
                     unit,
                     split,
@@ -265,8 +308,5 @@ def dispatch(
                 print(f"[gpuml dask] {done}/{len(futures)} tasks done")
         return table
     finally:
-        # Release the tasks and the payload and drop the workers' copies. A
-        # cleanup error (a worker already gone) must not hide the search's.
-        with contextlib.suppress(Exception):
-            client.cancel([*futures, payload_future])
-            client.run(_forget, payload.token)
+        with contextlib.suppress(Exception):  # a worker already gone
+            client.cancel(list(futures))

@@ -296,7 +296,7 @@ def process_client():
 
 
 def _stats():
-    return {"received": dict(_dask._Payload.received), "built": dict(_dask._BUILT)}
+    return _dask.worker_stats()
 
 
 def test_each_worker_receives_the_data_once(process_client, rng):
@@ -346,3 +346,52 @@ def test_lost_worker_costs_only_its_tasks(process_client, rng, tmp_path):
         ).fit(X, y)
     assert marker.exists()  # a worker did die mid-search
     _assert_same_results(ours, theirs)
+
+
+# -- shared memory on one machine ------------------------------------------
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_shared_arrays_round_trip(monkeypatch, rng, order):
+    from gpuml.model_selection import _shm
+
+    if not os.path.isdir(_shm.SHM_DIR):
+        pytest.skip("no /dev/shm")
+    monkeypatch.setattr(_shm, "MIN_BYTES", 0)
+    X = np.asarray(rng.normal(size=(40, 3)), order=order)
+    values = {"X": X, "y": np.arange(40), "strided": X[::2], "labels": ["a"] * 40}
+    shared, handles = _shm.share(values, "test-token")
+    try:
+        assert {h.path.rsplit("-", 1)[-1] for h in handles} == {"X", "y"}
+        assert shared["strided"] is values["strided"]  # not contiguous: kept
+        assert shared["labels"] is values["labels"]
+        for name in ("X", "y"):
+            loaded = _shm.resolve(shared[name])
+            assert type(loaded) is np.ndarray and not loaded.flags.writeable
+            np.testing.assert_array_equal(loaded, values[name])
+    finally:
+        _shm.remove(handles)
+    assert not any(os.path.exists(h.path) for h in handles)
+
+
+def test_same_host_workers_map_shared_memory(process_client, monkeypatch, rng):
+    """Worker processes on the caller's machine map the arrays from shared
+    memory instead of receiving them; results are unchanged and the files
+    are gone after the search."""
+    from gpuml.model_selection import _shm
+
+    if not os.path.isdir(_shm.SHM_DIR):
+        pytest.skip("no /dev/shm")
+    monkeypatch.setattr(_shm, "MIN_BYTES", 0)
+    X, y = _regression(rng)
+    before = set(os.listdir(_shm.SHM_DIR))
+    with config_context(device="cpu"):
+        theirs = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=4).fit(X, y)
+        ours = GridSearchCV(
+            Ridge(), {"alpha": ALPHAS}, cv=4, client=process_client
+        ).fit(X, y)
+    _assert_same_results(ours, theirs)
+    mapped = [sum(s["shared"].values()) for s in process_client.run(_stats).values()]
+    assert sum(mapped) >= 2  # X and y, on each worker that ran a task
+    leftover = {f for f in set(os.listdir(_shm.SHM_DIR)) - before if "gpuml" in f}
+    assert not leftover
