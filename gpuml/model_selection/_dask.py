@@ -274,11 +274,10 @@ def _run(client, payload, estimator, units, folds, scorer, options) -> dict:
     quiet = dataclasses.replace(options, verbose=0)  # the caller prints progress
     futures = {}
     try:
+        common = tokenize(payload.key, estimator, scorer, quiet, config)
         for unit in units:
+            unit_key = f"gpuml-search-{tokenize(common, unit)}"
             for split in range(len(folds)):
-                key = "gpuml-search-" + tokenize(
-                    payload.key, estimator, unit, split, scorer, quiet, config
-                )
                 future = client.submit(
                     run_task,
                     payload,
@@ -288,7 +287,7 @@ def _run(client, payload, estimator, units, folds, scorer, options) -> dict:
                     scorer,
                     quiet,
                     config,
-                    key=key,
+                    key=f"{unit_key}-{split}",
                     resources=resources,
                 )
                 futures[future] = (unit, split)
