@@ -27,8 +27,9 @@ How the work travels:
   same :func:`~gpuml.model_selection._tasks.evaluate_unit` as the
   in-process search, under the caller's gpuml configuration, and returns
   its result records with the scores as floats (one device-to-host
-  transfer per task). Keys are deterministic (a hash of the payload, the
-  unit, the fold and the settings), so identical work is computed once.
+  transfer per task). Keys are a hash of the payload's key, the unit, the
+  fold and the settings: stable within a search (a task run again after a
+  worker loss is the same task), and no unit and fold is computed twice.
   Tasks ask for ``resources={"GPU": 1}`` when the workers declare GPU
   resources.
 - **Collection.** Results are gathered as they complete. A worker lost mid-

@@ -77,7 +77,7 @@ def client():
             n_workers=2,
             processes=False,
             threads_per_worker=1,
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
     ):
@@ -212,6 +212,37 @@ def test_client_sources(client, dispatched, rng, tmp_path):
             GridSearchCV(Ridge(), {"alpha": ALPHAS}).fit(X, y)
     assert len(dispatched) == 4
     assert dispatched[0] is client and dispatched[2] is client
+
+
+def test_gpu_resources_requested_when_workers_declare_them(monkeypatch, rng):
+    """Workers that declare a GPU resource get tasks asking for one; the
+    workers drop the search's data when it ends."""
+    X, y = _regression(rng)
+    requested = []
+    real = distributed.Client.submit
+
+    def spy(self, *args, **kwargs):
+        requested.append(kwargs.get("resources"))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "submit", spy)
+    with (
+        distributed.LocalCluster(
+            n_workers=1,
+            processes=False,
+            threads_per_worker=1,
+            dashboard_address="127.0.0.1:0",
+            resources={"GPU": 1},
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as gpu_client,
+        config_context(device="cpu"),
+    ):
+        theirs = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=3).fit(X, y)
+        ours = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=3, client=gpu_client)
+        ours.fit(X, y)
+    assert requested == [{"GPU": 1}] * 3
+    assert not _dask._CACHE  # the in-process workers forgot the data
+    _assert_same_results(ours, theirs)
 
 
 def test_search_with_client_clones_and_pickles(client, rng):
