@@ -524,7 +524,7 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
             warnings.warn(
                 _convergence_message(result, row, self.max_iter),
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=3,  # the caller of fit
             )
         return loss, result
 
