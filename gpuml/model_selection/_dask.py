@@ -53,6 +53,8 @@ import time
 import uuid
 from collections import OrderedDict, defaultdict
 
+import numpy as np
+
 from gpuml._array import compute_namespace
 from gpuml._config import config_context, get_config
 from gpuml.model_selection import _shm
@@ -135,9 +137,20 @@ class _Payload:
         self.__dict__.update(state)
         _Payload.received[self.token] += 1
 
-    def resolved(self) -> tuple:
-        """``(X, y, fit_params, score_params)``, shared arrays mapped."""
+    def resolved(self, *, aligned: bool) -> tuple:
+        """``(X, y, fit_params, score_params)``, shared arrays mapped.
+
+        With ``aligned``, arrays that arrived misaligned (a pickled buffer
+        lands at any offset of a received frame) are copied once: NumPy and
+        BLAS take slow paths on them, a third slower for a logistic search.
+        A GPU worker uploads them as they are.
+        """
         values = {k: _shm.resolve(v) for k, v in self.values.items()}
+        if aligned:
+            values = {
+                k: v.copy() if isinstance(v, np.ndarray) and not v.flags.aligned else v
+                for k, v in values.items()
+            }
         _SHARED[self.token] += sum(
             isinstance(v, _shm.SharedArray) for v in self.values.values()
         )
@@ -165,8 +178,9 @@ def _search_data(payload: _Payload) -> tuple[SearchData, dict]:
     with _CACHE_LOCK:
         entry = _CACHE.get(payload.token)
         if entry is None:
-            X, y, fit_params, score_params = payload.resolved()
-            entry = SearchData(X, y, fit_params, compute_namespace()), score_params
+            xp = compute_namespace()
+            X, y, fit_params, score_params = payload.resolved(aligned=xp is np)
+            entry = SearchData(X, y, fit_params, xp), score_params
             _CACHE[payload.token] = entry
             _BUILT[payload.token] += 1
             while len(_CACHE) > _CACHE_SIZE:

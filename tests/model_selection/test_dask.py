@@ -426,3 +426,17 @@ def test_same_host_workers_map_shared_memory(process_client, monkeypatch, rng):
     assert sum(mapped) >= 2  # X and y, on each worker that ran a task
     leftover = {f for f in set(os.listdir(_shm.SHM_DIR)) - before if "gpuml" in f}
     assert not leftover
+
+
+def test_payload_realigns_arrays_for_host_compute():
+    """A pickled buffer can land misaligned in a worker's received frame;
+    host (NumPy) compute gets an aligned copy, a GPU upload takes it as is."""
+    raw = np.zeros(4 * 30 + 1, dtype=np.uint8)
+    misaligned = np.frombuffer(raw.data, dtype=np.float32, count=30, offset=1)
+    assert not misaligned.flags.aligned
+    payload = _dask._Payload("t", {"X": misaligned.reshape(10, 3), "y": None}, [])
+    X, _, _, _ = payload.resolved(aligned=True)
+    assert X.flags.aligned
+    np.testing.assert_array_equal(X, misaligned.reshape(10, 3))
+    X, _, _, _ = payload.resolved(aligned=False)
+    assert not X.flags.aligned
