@@ -24,6 +24,7 @@ encoded as one device byte buffer and offsets) plugs in at :func:`upload`.
 
 from __future__ import annotations
 
+import threading
 from types import ModuleType
 
 import numpy as np
@@ -168,6 +169,9 @@ class SearchData:
         self.family = input_family(X)
         self._host: DataView | None = None
         self._compute: DataView | None = None
+        # A Dask worker with several threads shares one SearchData between
+        # its tasks: a view is built (uploaded) by one of them only.
+        self._lock = threading.Lock()
 
     def _params_with(self, convert) -> dict:
         return {
@@ -196,4 +200,5 @@ class SearchData:
         return self._compute
 
     def view(self, on_compute: bool) -> DataView:
-        return self.compute_view() if on_compute else self.host_view()
+        with self._lock:
+            return self.compute_view() if on_compute else self.host_view()
