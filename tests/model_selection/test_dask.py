@@ -440,3 +440,34 @@ def test_payload_realigns_arrays_for_host_compute():
     np.testing.assert_array_equal(X, misaligned.reshape(10, 3))
     X, _, _, _ = payload.resolved(aligned=False)
     assert not X.flags.aligned
+
+
+def test_threads_of_a_worker_build_the_device_view_once(monkeypatch, rng):
+    """Tasks running in several threads of one worker share its SearchData:
+    the compute view (the upload) is built by one of them only."""
+    import threading
+    import time
+
+    from gpuml.model_selection import _data
+
+    calls = []
+    real = _data.upload
+
+    def slow_upload(value, xp):
+        calls.append(threading.get_ident())
+        time.sleep(0.05)
+        return real(value, xp)
+
+    monkeypatch.setattr(_data, "upload", slow_upload)
+    X, y = _regression(rng)
+    data = _data.SearchData(X, y, {}, np)
+    views = []
+    threads = [
+        threading.Thread(target=lambda: views.append(data.view(True))) for _ in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 2  # X and y, once
+    assert all(view is views[0] for view in views)
