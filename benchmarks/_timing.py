@@ -56,6 +56,16 @@ def free_gpu_memory() -> None:
         cupy.get_default_pinned_memory_pool().free_all_blocks()
 
 
+def time_once(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """One timed call, no warm-up (the long scikit-learn baselines, first
+    calls): ``(seconds, result)``."""
+    synchronize()
+    start = time.perf_counter()
+    result = fn()
+    synchronize()
+    return time.perf_counter() - start, result
+
+
 def time_call(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     """Call ``fn`` once to warm up, then ``repeat`` times; median seconds.
 

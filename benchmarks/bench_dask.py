@@ -36,8 +36,8 @@ from benchmarks._timing import (
     cupy_or_none,
     no_gpu_reason,
     row,
-    synchronize,
     time_call,
+    time_once,
 )
 
 N, N_QUICK, P, CLASSES = 1_000_000, 50_000, 256, 10
@@ -56,14 +56,6 @@ def make_data(n: int, seed: int = 0):
     # Unequal class sizes, so that class_weight="balanced" matters.
     scores += np.linspace(0.0, 1.5, CLASSES, dtype=np.float32)
     return X, scores.argmax(axis=1)
-
-
-def _once(fn):
-    synchronize()
-    start = time.perf_counter()
-    result = fn()
-    synchronize()
-    return time.perf_counter() - start, result
 
 
 def _max_score_diff(a, b) -> float:
@@ -166,7 +158,7 @@ def run(quick: bool, repeat: int = 2) -> list[dict]:
                 return rows  # the slow comparison row skipped (re-runs)
             sk = SkGridSearchCV(estimator, GRID, cv=cv, n_jobs=-1)
             with joblib.parallel_config(backend="dask", client=client):
-                t_sk, sk = _once(lambda: sk.fit(X, y))
+                t_sk, sk = time_once(lambda: sk.fit(X, y))
             same = sk.best_params_ == one.best_params_
             rows.append(
                 row(

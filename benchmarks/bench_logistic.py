@@ -19,8 +19,6 @@ largest difference in mean accuracy.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
@@ -34,8 +32,8 @@ from benchmarks._timing import (
     no_gpu_reason,
     rel_error,
     row,
-    synchronize,
     time_call,
+    time_once,
 )
 
 N_SEARCH, N_FIT, N_QUICK = 400_000, 2_000_000, 40_000
@@ -50,13 +48,6 @@ def make_data(n_samples: int, n_features: int, seed: int = 0):
     probability = 1 / (1 + np.exp(-(X @ w)))
     y = (rng.uniform(size=n_samples) < probability).astype(np.int64)
     return X, y
-
-
-def _once(fn):
-    start = time.perf_counter()
-    result = fn()
-    synchronize()
-    return time.perf_counter() - start, result
 
 
 def _search_rows(quick: bool, repeat: int, tol: float = 1e-4) -> list[dict]:
@@ -83,7 +74,7 @@ def _search_rows(quick: bool, repeat: int, tol: float = 1e-4) -> list[dict]:
     SkGridSearchCV(SkLogisticRegression(), grid, cv=cv, n_jobs=N_JOBS).fit(
         X[:2000], y[:2000]
     )  # start the worker pool
-    t_sk, reference = _once(sk_search)
+    t_sk, reference = time_once(sk_search)
     rows = [row(workload, SKLEARN, f"NumPy, n_jobs={N_JOBS}", t_sk)]
     best = reference.best_params_["C"]
 
@@ -107,7 +98,7 @@ def _search_rows(quick: bool, repeat: int, tol: float = 1e-4) -> list[dict]:
     if cupy is None:
         return [*rows, row(workload, "gpuml (GPU)", "NumPy", None, no_gpu_reason())]
     with config_context(device="gpu"):
-        t_cold, _ = _once(search(X, y))
+        t_cold, _ = time_once(search(X, y))
         t, result = time_call(search(X, y), repeat)
         rows.append(
             row(
@@ -135,7 +126,7 @@ def _fit_rows(quick: bool, repeat: int) -> list[dict]:
     n = N_QUICK if quick else N_FIT
     X, y = make_data(n, 256, seed=1)
     workload = f"LogisticRegression.fit {n:,}x256 float32"
-    t_sk, reference = _once(lambda: SkLogisticRegression().fit(X, y))
+    t_sk, reference = time_once(lambda: SkLogisticRegression().fit(X, y))
     rows = [row(workload, SKLEARN, "NumPy", t_sk, f"n_iter_ {reference.n_iter_[0]}")]
     cupy = cupy_or_none()
     if cupy is None:

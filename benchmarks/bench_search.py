@@ -17,8 +17,6 @@ reports the largest difference of ``mean_test_score``.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from sklearn.linear_model import Ridge as SkRidge
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
@@ -33,8 +31,8 @@ from benchmarks._timing import (
     free_gpu_memory,
     no_gpu_reason,
     row,
-    synchronize,
     time_call,
+    time_once,
 )
 
 N_SAMPLES, N_SAMPLES_QUICK, N_FEATURES = 400_000, 40_000, 256
@@ -55,14 +53,6 @@ def make_data(n_samples: int, n_features: int, seed: int = 0):
     w = np.float32(0.02) * rng.standard_normal(n_features, dtype=np.float32)
     y = X @ w + rng.standard_normal(n_samples, dtype=np.float32)
     return X, y
-
-
-def _once(fn):
-    """One timed call (no warm-up): for the long scikit-learn baselines."""
-    start = time.perf_counter()
-    result = fn()
-    synchronize()
-    return time.perf_counter() - start, result
 
 
 def _agreement(search, reference, param: str) -> str:
@@ -126,7 +116,7 @@ def run(quick: bool, repeat: int = DEFAULT_REPEAT) -> list[dict]:
     for workload, sk_est, est, grid, param, full in workloads:
         # scikit-learn once, after a warm-up on a small slice (starts the pool).
         sk_search(sk_est, grid).fit(X[:2000], y[:2000])
-        t_sk, reference = _once(lambda s=sk_est, g=grid: sk_search(s, g).fit(X, y))
+        t_sk, reference = time_once(lambda s=sk_est, g=grid: sk_search(s, g).fit(X, y))
         rows.append(row(workload, SKLEARN, f"NumPy, n_jobs={N_JOBS}", t_sk))
 
         if full:
@@ -155,10 +145,7 @@ def run(quick: bool, repeat: int = DEFAULT_REPEAT) -> list[dict]:
             )
             continue
         with config_context(device="gpu"):
-            start = time.perf_counter()
-            search = gpuml_search(est, grid).fit(X, y)
-            synchronize()
-            cold = time.perf_counter() - start
+            cold, _ = time_once(lambda e=est, g=grid: gpuml_search(e, g).fit(X, y))
             t, search = time_call(
                 lambda e=est, g=grid: gpuml_search(e, g).fit(X, y), repeat
             )
