@@ -291,6 +291,13 @@ def _encode_labels(y, xp: ModuleType):
     return classes, to_namespace(indices.ravel(), xp)
 
 
+def _fold_labels(y, train, xp: ModuleType):
+    """``(classes, indices)`` of a fold's own labels (host or device ``y``)."""
+    if input_family(y) == HOST:
+        return _encode_labels(np.asarray(y)[np.asarray(to_host(train))], xp)
+    return _encode_labels(y[train], xp)
+
+
 def _class_weights(class_weight, classes, y_index, sample_weight):
     """Per-sample class weights (host computation on the few counts)."""
     if class_weight is None:
@@ -664,19 +671,10 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
                 if np.all(counts > 0):
                     parts = X[train], classes, indices, w_fold
                 else:
-                    parts = (X[train], *self._fold_labels(y, train, w_fold, xp))
+                    parts = (X[train], *_fold_labels(y, train, xp), w_fold)
             loss, result = self._solve(*parts, inverse_C, xp)
             W, b = loss.split(result.x)
             yield LogisticBatch(W.astype(X.dtype), b.astype(X.dtype), parts[1])
-
-    def _fold_labels(self, y, train, sample_weight, xp):
-        """``(classes, indices, weights)`` of a fold from its own labels."""
-        if input_family(y) == HOST:
-            y_fold = np.asarray(y)[np.asarray(to_host(train))]
-        else:
-            y_fold = y[train]
-        classes, indices = _encode_labels(y_fold, xp)
-        return classes, indices, sample_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -226,50 +226,28 @@ class _LineSearch:
         return trial
 
     def _update(self, stp: float, f: float, g: float) -> float:
-        """The bracket and the next trial, on the modified function
-        ``f - stp * gtest`` while stage 1 has no sufficient decrease."""
+        """The bracket and the next trial. While stage 1 has no sufficient
+        decrease, on the modified function ``f - step * gtest`` (a shift of
+        0 otherwise, which leaves every value exactly as it is)."""
+        shift = 0.0
         if self.stage == 1 and self.fx >= f > self.f0 + stp * self.gtest:
-            t = self.gtest
-            stx, fx, gx, sty, fy, gy, trial, self.bracketed = _safeguarded_step(
-                self.stx,
-                self.fx - self.stx * t,
-                self.gx - t,
-                self.sty,
-                self.fy - self.sty * t,
-                self.gy - t,
-                stp,
-                f - stp * t,
-                g - t,
-                self.bracketed,
-                self.stmin,
-                self.stmax,
-            )
-            self.stx, self.fx, self.gx = stx, fx + stx * t, gx + t
-            self.sty, self.fy, self.gy = sty, fy + sty * t, gy + t
-            return trial
-        (
+            shift = self.gtest
+        stx, fx, gx, sty, fy, gy, trial, self.bracketed = _safeguarded_step(
             self.stx,
-            self.fx,
-            self.gx,
+            self.fx - self.stx * shift,
+            self.gx - shift,
             self.sty,
-            self.fy,
-            self.gy,
-            trial,
-            self.bracketed,
-        ) = _safeguarded_step(
-            self.stx,
-            self.fx,
-            self.gx,
-            self.sty,
-            self.fy,
-            self.gy,
+            self.fy - self.sty * shift,
+            self.gy - shift,
             stp,
-            f,
-            g,
+            f - stp * shift,
+            g - shift,
             self.bracketed,
             self.stmin,
             self.stmax,
         )
+        self.stx, self.fx, self.gx = stx, fx + stx * shift, gx + shift
+        self.sty, self.fy, self.gy = sty, fy + sty * shift, gy + shift
         return trial
 
 
