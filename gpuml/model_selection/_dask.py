@@ -15,7 +15,10 @@ How the work travels:
   to every worker with ``broadcast=True`` before any task runs. A task
   names the payload's future, never the arrays, so nothing is re-sent per
   task; a worker that joins later (or replaces a lost one) gets the payload
-  from a peer when its first task needs it.
+  from a peer when its first task needs it. Large arrays travel outside the
+  payload when every worker can take them that way: from the caller's GPU
+  through CUDA IPC (``_ipc.py``), else through shared-memory files
+  (``_shm.py``); the payload then holds handles.
 - **On the worker's GPU, once.** The first task of a search on a worker
   builds a :class:`~gpuml.model_selection._data.SearchData` from the payload
   and keeps it in a small per-process cache (:func:`_search_data`), so the
@@ -57,7 +60,8 @@ import numpy as np
 
 from gpuml._array import compute_namespace
 from gpuml._config import config_context, get_config
-from gpuml.model_selection import _shm
+from gpuml.base import accepts_device_input
+from gpuml.model_selection import _ipc, _shm
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._results import print_end, resolve_deferred
 from gpuml.model_selection._tasks import evaluate_unit
@@ -138,22 +142,29 @@ class _Payload:
         _Payload.received[self.token] += 1
 
     def resolved(self, *, aligned: bool) -> tuple:
-        """``(X, y, fit_params, score_params)``, shared arrays mapped.
+        """``(X, y, fit_params, score_params)``, shared arrays mapped and
+        the caller's device arrays copied to this process's GPU.
 
         With ``aligned``, arrays that arrived misaligned (a pickled buffer
         lands at any offset of a received frame) are copied once: NumPy and
         BLAS take slow paths on them, a third slower for a logistic search.
         A GPU worker uploads them as they are.
         """
-        values = {k: _shm.resolve(v) for k, v in self.values.items()}
+        try:
+            values = _ipc.load({k: _shm.resolve(v) for k, v in self.values.items()})
+        except Exception as exc:
+            raise RuntimeError(
+                "This Dask worker cannot map the data that the search shared "
+                "with the workers on the caller's machine (through CUDA IPC or "
+                "/dev/shm). Add workers on other machines between searches."
+            ) from exc
         if aligned:
             values = {
                 k: v.copy() if isinstance(v, np.ndarray) and not v.flags.aligned else v
                 for k, v in values.items()
             }
-        _SHARED[self.token] += sum(
-            isinstance(v, _shm.SharedArray) for v in self.values.values()
-        )
+        for kind, counts in ((_shm.SharedArray, _SHARED), (_ipc.DeviceArray, _IPC)):
+            counts[self.token] += sum(isinstance(v, kind) for v in self.values.values())
 
         def prefixed(prefix):
             return {
@@ -170,6 +181,7 @@ _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 2
 _BUILT: dict = defaultdict(int)
 _SHARED: dict = defaultdict(int)
+_IPC: dict = defaultdict(int)
 
 
 def _search_data(payload: _Payload) -> tuple[SearchData, dict]:
@@ -197,11 +209,13 @@ def _forget(token: str) -> None:
 
 def worker_stats() -> dict:
     """Per search token on this process: payloads unpickled, resident copies
-    built, shared-memory arrays mapped (a diagnostic)."""
+    built, arrays mapped from shared memory, arrays copied from the caller's
+    GPU (a diagnostic)."""
     return {
         "received": dict(_Payload.received),
         "built": dict(_BUILT),
         "shared": dict(_SHARED),
+        "ipc": dict(_IPC),
     }
 
 
@@ -241,31 +255,28 @@ def dispatch(
 ) -> dict:
     """Run every (unit, fold) task on ``client``; ``table[candidate, split]``.
 
-    The data go out first, once per worker (large arrays through shared
-    memory when every worker is on this machine, see ``_shm.py``).
+    The data go out first, once per worker (see :func:`_payload_values`).
     """
     start = time.perf_counter()
     token = uuid.uuid4().hex
-    values = {"X": download(data.X), "y": download(data.y)}
-    values.update({f"fit-{k}": download(v) for k, v in data.fit_params.items()})
-    values.update({f"score-{k}": download(v) for k, v in score_params.items()})
-    handles: list = []
+    config = get_config()
+    files: list = []
     payload_future = None
     try:
-        shared_values, handles = _shm.share(values, token)
-        if handles and not _shm.reachable(client, handles):
-            _shm.remove(handles)  # a worker on another machine: send the arrays
-            shared_values, handles = values, []
-        payload = _Payload(token, shared_values, folds)
+        values, how, files = _payload_values(
+            client, estimator, data, score_params, token, config
+        )
+        payload = _Payload(token, values, folds)
         [payload_future] = client.scatter([payload], broadcast=True, hash=False)
         if options.verbose > 0:
             n_workers = len(client.scheduler_info().get("workers", {}))
-            how = " (large arrays through shared memory)" if handles else ""
             print(
                 f"[gpuml dask] data sent to {n_workers} workers{how} in "
                 f"{time.perf_counter() - start:.2f} s"
             )
-        return _run(client, payload_future, estimator, units, folds, scorer, options)
+        return _run(
+            client, payload_future, estimator, units, folds, scorer, options, config
+        )
     finally:
         # Release the payload, drop the workers' copies and the shared files.
         # A cleanup error (a worker already gone) must not hide the search's.
@@ -273,10 +284,44 @@ def dispatch(
             if payload_future is not None:
                 client.cancel([payload_future])
             client.run(_forget, token)
-        _shm.remove(handles)
+        _shm.remove(files)
 
 
-def _run(client, payload, estimator, units, folds, scorer, options) -> dict:
+def _payload_values(client, estimator, data, score_params, token, config):
+    """The payload's values, how the large arrays travel, the files to remove.
+
+    Large arrays take the fastest way every worker can use: when the caller
+    computes on a GPU, the caller's device copies through CUDA IPC (the
+    compute view, which the refit uses too; see ``_ipc.py``); else, for
+    workers on this machine, shared-memory files (``_shm.py``); else the
+    payload itself.
+    """
+    arrays = {"X": data.X, "y": data.y}
+    arrays.update({f"fit-{k}": v for k, v in data.fit_params.items()})
+    device: dict = {}
+    if data.xp is not np and accepts_device_input(estimator):
+        view = data.view(True)
+        device = _ipc.share(
+            {
+                "X": view.X,
+                "y": view.y,
+                **{f"fit-{k}": v for k, v in view.fit_params.items()},
+            }
+        )
+        if device and not _ipc.usable(client, list(device.values()), config):
+            device = {}
+    values = {k: device[k] if k in device else download(v) for k, v in arrays.items()}
+    values.update({f"score-{k}": download(v) for k, v in score_params.items()})
+    shared, files = _shm.share(values, token)
+    if files and not _shm.reachable(client, files):
+        _shm.remove(files)  # a worker on another machine: send the arrays
+        shared, files = values, []
+    ways = [w for w, used in (("CUDA IPC", device), ("shared memory", files)) if used]
+    how = f" (large arrays through {' and '.join(ways)})" if ways else ""
+    return shared, how, files
+
+
+def _run(client, payload, estimator, units, folds, scorer, options, config) -> dict:
     """Submit every (unit, fold) task and collect the records as they come.
 
     ``payload`` is the future of the scattered :class:`_Payload`.
@@ -285,7 +330,6 @@ def _run(client, payload, estimator, units, folds, scorer, options) -> dict:
     from distributed import as_completed
 
     resources = {"GPU": 1} if _declares_gpus(client) else None
-    config = get_config()
     quiet = dataclasses.replace(options, verbose=0)  # the caller prints progress
     futures = {}
     try:

@@ -471,3 +471,91 @@ def test_threads_of_a_worker_build_the_device_view_once(monkeypatch, rng):
         thread.join()
     assert len(calls) == 2  # X and y, once
     assert all(view is views[0] for view in views)
+
+
+# -- CUDA IPC from the caller's GPU -------------------------------------------
+
+
+def test_host_arrays_are_not_shared_through_ipc(monkeypatch, rng):
+    from gpuml.model_selection import _ipc
+
+    monkeypatch.setattr(_ipc, "MIN_BYTES", 0)
+    assert _ipc.share({"X": rng.normal(size=(10, 3)), "y": np.arange(10)}) == {}
+
+
+@pytest.mark.gpu
+def test_device_arrays_round_trip_through_ipc(process_client, monkeypatch):
+    """A worker process maps the caller's allocations and copies the arrays,
+    wherever they sit in an allocation of CuPy's pool."""
+    import cupy
+
+    from gpuml import get_config
+    from gpuml.model_selection import _ipc
+
+    monkeypatch.setattr(_ipc, "MIN_BYTES", 0)
+    base = cupy.arange(3000, dtype=cupy.float64).reshape(1000, 3)
+    values = {
+        "inside": base[10:],  # starts 240 bytes into base's allocation
+        "fortran": cupy.asfortranarray(base[:, :2]),
+        "labels": cupy.arange(1000, dtype=cupy.int32),
+        "strided": base[::2],  # not contiguous: not shared
+    }
+    shared = _ipc.share(values)
+    assert set(shared) == {"inside", "fortran", "labels"}
+    assert shared["inside"].offset >= 240 and shared["fortran"].order == "F"
+    with config_context(device="gpu"):
+        config = get_config()
+    assert _ipc.usable(process_client, list(shared.values()), config)
+    for loaded in process_client.run(_load_on_worker, shared).values():
+        for name, handle in shared.items():
+            got, c_contiguous, f_contiguous = loaded[name]
+            assert c_contiguous if handle.order == "C" else f_contiguous
+            np.testing.assert_array_equal(got, values[name].get())
+
+
+def _load_on_worker(shared):
+    """On a worker: the IPC arrays loaded there, back as host arrays, with
+    their layout flags (device arrays are not sent back as they are)."""
+    import cupy
+
+    from gpuml.model_selection import _ipc
+
+    return {
+        name: (cupy.asnumpy(array), array.flags.c_contiguous, array.flags.f_contiguous)
+        for name, array in _ipc.load(shared).items()
+    }
+
+
+@pytest.mark.gpu
+def test_same_host_gpu_workers_copy_from_the_callers_gpu(
+    process_client, monkeypatch, rng
+):
+    """Worker processes on the caller's machine take the data from the
+    caller's GPU (no shared-memory file); results are as in process."""
+    from gpuml.model_selection import _ipc, _shm
+
+    monkeypatch.setattr(_ipc, "MIN_BYTES", 0)
+    monkeypatch.setattr(_shm, "MIN_BYTES", 0)  # the fallback, were IPC refused
+    X, y = _classification(rng)
+    grid = {"C": [0.01, 0.1, 1.0]}
+    with config_context(device="gpu"):
+        theirs = GridSearchCV(LogisticRegression(), grid, cv=4).fit(X, y)
+        ours = GridSearchCV(
+            LogisticRegression(), grid, cv=4, client=process_client
+        ).fit(X, y)
+    _assert_same_results(ours, theirs)
+    stats = list(process_client.run(_stats).values())
+    assert sum(sum(s["ipc"].values()) for s in stats) >= 2  # X and y
+    assert sum(sum(s["shared"].values()) for s in stats) == 0
+
+
+def test_worker_that_cannot_map_shared_data_says_why(tmp_path):
+    """A worker elsewhere (one that joined mid-search) cannot open the
+    caller's shared files: the task fails with an error naming the fix."""
+    from gpuml.model_selection import _shm
+
+    missing = _shm.SharedArray(str(tmp_path / "gone"), (4, 2), "<f8", False)
+    payload = _dask._Payload("t", {"X": missing, "y": None}, [])
+    with pytest.raises(RuntimeError, match="between searches") as info:
+        payload.resolved(aligned=True)
+    assert isinstance(info.value.__cause__, FileNotFoundError)
