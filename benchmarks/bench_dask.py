@@ -12,8 +12,9 @@ machines fresh memory is slow to fault in the first time):
 
 1. gpuml's search in process, on one GPU;
 2. gpuml's search through ``dask_cuda.LocalCUDACluster`` (one worker per
-   GPU): 20 tasks (group x fold), the data written once to shared memory
-   and mapped by each worker (the workers are on this machine);
+   GPU): 20 tasks (group x fold); the data are copied once to the caller's
+   GPU and each worker copies them from there to its own GPU (CUDA IPC,
+   see ``gpuml/model_selection/_ipc.py``);
 3. scikit-learn's ``GridSearchCV`` with gpuml's ``LogisticRegression`` in
    ``joblib.parallel_config(backend="dask")`` on the same cluster: 200 fits,
    each a task that copies its fold to its worker's GPU and fits one C

@@ -313,9 +313,13 @@ def _payload_values(client, estimator, data, score_params, token, config):
     values = {k: device[k] if k in device else download(v) for k, v in arrays.items()}
     values.update({f"score-{k}": download(v) for k, v in score_params.items()})
     shared, files = _shm.share(values, token)
-    if files and not _shm.reachable(client, files):
-        _shm.remove(files)  # a worker on another machine: send the arrays
-        shared, files = values, []
+    try:
+        if files and not _shm.reachable(client, files):
+            _shm.remove(files)  # a worker on another machine: send the arrays
+            shared, files = values, []
+    except BaseException:
+        _shm.remove(files)
+        raise
     ways = [w for w, used in (("CUDA IPC", device), ("shared memory", files)) if used]
     how = f" (large arrays through {' and '.join(ways)})" if ways else ""
     return shared, how, files
