@@ -559,3 +559,91 @@ def test_worker_that_cannot_map_shared_data_says_why(tmp_path):
     with pytest.raises(RuntimeError, match="between searches") as info:
         payload.resolved(aligned=True)
     assert isinstance(info.value.__cause__, FileNotFoundError)
+
+
+# -- dask-cuda: one worker per GPU ---------------------------------------------
+
+
+class DeviceRecordingRidge(Ridge):
+    """A Ridge that appends, at each fit, its process and the PCI bus of the
+    GPU it computed on to a file."""
+
+    def __init__(self, alpha=1.0, record=None):
+        super().__init__(alpha=alpha)
+        self.record = record
+
+    def fit(self, X, y, sample_weight=None):
+        import cupy
+
+        from gpuml._array import compute_namespace
+
+        assert compute_namespace() is cupy
+        with open(self.record, "a") as file:
+            file.write(f"{os.getpid()} {cupy.cuda.Device().pci_bus_id}\n")
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def _worker_gpu():
+    import cupy
+
+    return os.getpid(), cupy.cuda.Device().pci_bus_id
+
+
+@pytest.fixture(scope="module")
+def cuda_client():
+    dask_cuda = pytest.importorskip("dask_cuda")
+    with (
+        dask_cuda.LocalCUDACluster(
+            host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        yield client
+
+
+@pytest.mark.gpu
+def test_sklearn_search_on_local_cuda_cluster_fits_on_each_workers_gpu(
+    cuda_client, rng, tmp_path
+):
+    """scikit-learn's GridSearchCV around a gpuml estimator, through joblib's
+    Dask backend: every fit runs in a worker process, on that worker's GPU."""
+    X, y = _regression(rng)
+    record = tmp_path / "fits.txt"
+    estimator = DeviceRecordingRidge(record=str(record))
+    with config_context(device="gpu"):
+        theirs = SkGridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=4).fit(X, y)
+        with joblib.parallel_config(backend="dask", client=cuda_client):
+            ours = SkGridSearchCV(estimator, {"alpha": ALPHAS}, cv=4, n_jobs=-1)
+            ours.fit(X, y)
+    np.testing.assert_allclose(
+        ours.cv_results_["mean_test_score"],
+        theirs.cv_results_["mean_test_score"],
+        rtol=1e-10,
+    )
+    workers = dict(cuda_client.run(_worker_gpu).values())
+    fits = [line.split() for line in record.read_text().splitlines()]
+    in_workers = [(int(pid), bus) for pid, bus in fits if int(pid) in workers]
+    # The 4 x 7 fold fits in the workers (the refit runs in this process).
+    assert len(in_workers) == 4 * len(ALPHAS)
+    assert all(workers[pid] == bus for pid, bus in in_workers)
+    assert len(set(workers.values())) == len(workers)  # one GPU per worker
+
+
+@pytest.mark.gpu
+def test_search_on_local_cuda_cluster_matches_in_process(cuda_client, rng):
+    """gpuml's search on dask-cuda workers (data from this process's GPU
+    when it is large) gives the in-process results."""
+    from gpuml.model_selection import _ipc
+
+    X, y = _classification(rng, n=2000)
+    grid = {"C": np.logspace(-2, 1, 4), "fit_intercept": [True, False]}
+    with config_context(device="gpu"):
+        theirs = GridSearchCV(LogisticRegression(), grid, cv=4).fit(X, y)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_ipc, "MIN_BYTES", 0)
+            ours = GridSearchCV(
+                LogisticRegression(), grid, cv=4, client=cuda_client
+            ).fit(X, y)
+    _assert_same_results(ours, theirs)
+    stats = list(cuda_client.run(_stats).values())
+    assert sum(sum(s["ipc"].values()) for s in stats) >= 2
