@@ -10,7 +10,7 @@ This replaces writing the data to shared memory and uploading them from
 there (about 0.6 s per GB on the H200 machines, see ``_shm.py``).
 
 It is used only when it can work: the caller's arrays are contiguous CuPy
-arrays of at least :data:`MIN_BYTES` in memory from ``cudaMalloc`` (CuPy's
+arrays of at least ``_shm.MIN_BYTES`` in memory from ``cudaMalloc`` (CuPy's
 default pool; not managed or stream-ordered memory), and every worker
 opens the handles in a trial (:func:`usable`), which fails for workers on
 other machines, workers without a GPU, and GPUs without peer access.
@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MIN_BYTES = 64 * 2**20
+from gpuml.model_selection import _shm
+
 _COPY_DEFAULT = 4  # cudaMemcpyDefault: the driver finds both devices (UVA)
 
 
@@ -70,7 +71,7 @@ def _worth_sharing(value) -> bool:
     return (
         cupy is not None
         and isinstance(value, cupy.ndarray)
-        and value.nbytes >= MIN_BYTES
+        and value.nbytes >= _shm.MIN_BYTES  # one size rule for both ways
         and (value.flags.c_contiguous or value.flags.f_contiguous)
     )
 

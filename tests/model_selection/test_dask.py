@@ -477,9 +477,9 @@ def test_threads_of_a_worker_build_the_device_view_once(monkeypatch, rng):
 
 
 def test_host_arrays_are_not_shared_through_ipc(monkeypatch, rng):
-    from gpuml.model_selection import _ipc
+    from gpuml.model_selection import _ipc, _shm
 
-    monkeypatch.setattr(_ipc, "MIN_BYTES", 0)
+    monkeypatch.setattr(_shm, "MIN_BYTES", 0)
     assert _ipc.share({"X": rng.normal(size=(10, 3)), "y": np.arange(10)}) == {}
 
 
@@ -490,9 +490,9 @@ def test_device_arrays_round_trip_through_ipc(process_client, monkeypatch):
     import cupy
 
     from gpuml import get_config
-    from gpuml.model_selection import _ipc
+    from gpuml.model_selection import _ipc, _shm
 
-    monkeypatch.setattr(_ipc, "MIN_BYTES", 0)
+    monkeypatch.setattr(_shm, "MIN_BYTES", 0)
     base = cupy.arange(3000, dtype=cupy.float64).reshape(1000, 3)
     values = {
         "inside": base[10:],  # starts 240 bytes into base's allocation
@@ -532,10 +532,9 @@ def test_same_host_gpu_workers_copy_from_the_callers_gpu(
 ):
     """Worker processes on the caller's machine take the data from the
     caller's GPU (no shared-memory file); results are as in process."""
-    from gpuml.model_selection import _ipc, _shm
+    from gpuml.model_selection import _shm
 
-    monkeypatch.setattr(_ipc, "MIN_BYTES", 0)
-    monkeypatch.setattr(_shm, "MIN_BYTES", 0)  # the fallback, were IPC refused
+    monkeypatch.setattr(_shm, "MIN_BYTES", 0)  # both ways: IPC, files
     X, y = _classification(rng)
     grid = {"C": [0.01, 0.1, 1.0]}
     with config_context(device="gpu"):
@@ -633,14 +632,14 @@ def test_sklearn_search_on_local_cuda_cluster_fits_on_each_workers_gpu(
 def test_search_on_local_cuda_cluster_matches_in_process(cuda_client, rng):
     """gpuml's search on dask-cuda workers (data from this process's GPU
     when it is large) gives the in-process results."""
-    from gpuml.model_selection import _ipc
+    from gpuml.model_selection import _shm
 
     X, y = _classification(rng, n=2000)
     grid = {"C": np.logspace(-2, 1, 4), "fit_intercept": [True, False]}
     with config_context(device="gpu"):
         theirs = GridSearchCV(LogisticRegression(), grid, cv=4).fit(X, y)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_ipc, "MIN_BYTES", 0)
+            patch.setattr(_shm, "MIN_BYTES", 0)
             ours = GridSearchCV(
                 LogisticRegression(), grid, cv=4, client=cuda_client
             ).fit(X, y)
