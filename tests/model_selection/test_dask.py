@@ -592,8 +592,14 @@ def _worker_gpu():
 def cuda_client():
     dask_cuda = pytest.importorskip("dask_cuda")
     with (
+        # Two threads per worker: joblib's Dask backend runs as many jobs as
+        # the cluster has threads, and with one (one GPU) it would run the
+        # fits in this process.
         dask_cuda.LocalCUDACluster(
-            host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            memory_limit=0,
+            threads_per_worker=2,
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
     ):
