@@ -114,7 +114,9 @@ def load(values: dict) -> dict:
     runtime = cupy.cuda.runtime
     out = dict(values)
     opened: dict[bytes, int] = {}
-    stream = cupy.cuda.Stream(non_blocking=True)
+    # The current stream, so that the copies are ordered after earlier work
+    # on memory that the pool hands out again.
+    stream = cupy.cuda.get_current_stream()
     try:
         for name, array in shared.items():
             if array.handle not in opened:
