@@ -96,15 +96,17 @@ def _safeguarded_step(stx, fx, dx, sty, fy, dy, stp, fp, dp, bracketed, lo, hi):
     """
     opposite = (dp < 0 < dx) or (dx < 0 < dp)  # slopes of opposite signs
 
-    def cubic_gamma(theta, a, b):
-        s = max(abs(theta), abs(a), abs(b))
-        return s * math.sqrt(max(0.0, (theta / s) ** 2 - (a / s) * (b / s)))
+    def cubic_terms(f1, f2, s1, s2, d1, d2):
+        """``theta`` and ``gamma`` of the cubic through two steps (values,
+        slopes), in dcstep's order of operations."""
+        theta = 3.0 * (f1 - f2) / (s2 - s1) + d1 + d2
+        s = max(abs(theta), abs(d1), abs(d2))
+        return theta, s * math.sqrt(max(0.0, (theta / s) ** 2 - (d1 / s) * (d2 / s)))
 
     if fp > fx:
         # 1: a higher value; the minimum is bracketed. Take the cubic step
         # if it is closer to stx than the quadratic step, else their mean.
-        theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
-        gamma = cubic_gamma(theta, dx, dp)
+        theta, gamma = cubic_terms(fx, fp, stx, stp, dx, dp)
         if stp < stx:
             gamma = -gamma
         r = ((gamma - dx) + theta) / (((gamma - dx) + gamma) + dp)
@@ -118,8 +120,7 @@ def _safeguarded_step(stx, fx, dx, sty, fy, dy, stp, fp, dp, bracketed, lo, hi):
     elif opposite:
         # 2: a lower value and slopes of opposite signs; bracketed. Take the
         # cubic step if it is farther from stp than the secant step.
-        theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
-        gamma = cubic_gamma(theta, dx, dp)
+        theta, gamma = cubic_terms(fx, fp, stx, stp, dx, dp)
         if stp > stx:
             gamma = -gamma
         r = ((gamma - dp) + theta) / (((gamma - dp) + gamma) + dx)
@@ -129,8 +130,7 @@ def _safeguarded_step(stx, fx, dx, sty, fy, dy, stp, fp, dp, bracketed, lo, hi):
         bracketed = True
     elif abs(dp) < abs(dx):
         # 3: a lower value, slopes of the same sign, the slope shrinks.
-        theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
-        gamma = cubic_gamma(theta, dx, dp)
+        theta, gamma = cubic_terms(fx, fp, stx, stp, dx, dp)
         if stp > stx:
             gamma = -gamma
         r = ((gamma - dp) + theta) / ((gamma + (dx - dp)) + gamma)
@@ -150,8 +150,7 @@ def _safeguarded_step(stx, fx, dx, sty, fy, dy, stp, fp, dp, bracketed, lo, hi):
         # 4: a lower value, slopes of the same sign, the slope does not
         # shrink: the cubic step inside a bracket, else a bound.
         if bracketed:
-            theta = 3.0 * (fp - fy) / (sty - stp) + dy + dp
-            gamma = cubic_gamma(theta, dy, dp)
+            theta, gamma = cubic_terms(fp, fy, stp, sty, dy, dp)
             if stp > sty:
                 gamma = -gamma
             r = ((gamma - dp) + theta) / (((gamma - dp) + gamma) + dy)

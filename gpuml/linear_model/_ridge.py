@@ -248,6 +248,15 @@ def _resolve_solver(solver: str, *, sparse: bool) -> str:
     return solver
 
 
+def _dense_targets(y):
+    """Validated targets as a dense array of one or two dimensions."""
+    if is_sparse(y):
+        y = y.toarray()
+    if y.ndim > 2:
+        raise ValueError(f"Target y has the wrong shape {y.shape}")
+    return y
+
+
 def _check_alpha(alpha, n_targets: int, dtype, xp: ModuleType):
     """Return the penalties as an ``xp`` array of shape (n_targets,)."""
     values = np.asarray(to_host(alpha), dtype=np.float64).ravel()
@@ -411,10 +420,7 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             multi_output=True,
             y_numeric=True,
         )
-        if is_sparse(y):
-            y = y.toarray()
-        if y.ndim > 2:
-            raise ValueError(f"Target y has the wrong shape {y.shape}")
+        y = _dense_targets(y)
         n_targets = 1 if y.ndim == 1 else y.shape[1]
         if sample_weight is not None:
             sample_weight = check_sample_weight(

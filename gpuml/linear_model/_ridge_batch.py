@@ -38,6 +38,7 @@ from gpuml.base import BatchUnsupported
 from gpuml.linear_model._ridge import (
     _ACCEPT_SPARSE,
     _check_alpha,
+    _dense_targets,
     _eigh_solve,
     _make_problem,
     _path_from_problem,
@@ -106,10 +107,7 @@ def fit_batch(ridge, X, y, param_sets, *, folds, sample_weight, xp: ModuleType):
         multi_output=True,
         y_numeric=True,
     )
-    if is_sparse(y):
-        y = y.toarray()
-    if y.ndim > 2:
-        raise ValueError(f"Target y has the wrong shape {y.shape}")
+    y = _dense_targets(y)
     single_target = y.ndim == 1
     Y = y.reshape(-1, 1) if single_target else y
     if sample_weight is not None:

@@ -242,27 +242,21 @@ def test_loss_kernels_match_numpy(rng):
         y = rng.integers(0, n_classes, size=40)
         inverse_C = np.array([0.0, 0.5, 20.0])
         w = rng.uniform(0.5, 2, size=40)
-        host = _LogisticLoss(X, y, n_classes, w, inverse_C, fit_intercept, np)
-        dev = _LogisticLoss(
-            *(cupy.asarray(a) for a in (X, y)),
-            n_classes,
-            cupy.asarray(w),
-            cupy.asarray(inverse_C),
-            fit_intercept,
-            cupy,
-        )
-        params = rng.normal(size=(3, host.n_params))
-        for a, b in zip(dev(cupy.asarray(params)), host(params), strict=True):
-            np.testing.assert_allclose(a.get(), b, rtol=1e-10, atol=1e-13)
-        X32 = X.astype(np.float32)
-        host = _LogisticLoss(X32, y, n_classes, w, inverse_C, fit_intercept, np)
-        dev = _LogisticLoss(
-            *(cupy.asarray(a) for a in (X32, y)),
-            n_classes,
-            cupy.asarray(w),
-            cupy.asarray(inverse_C),
-            fit_intercept,
-            cupy,
-        )
-        for a, b in zip(dev(cupy.asarray(params)), host(params), strict=True):
-            np.testing.assert_allclose(a.get(), b, rtol=1e-5, atol=1e-6)
+        params = None
+        for X_typed, rtol, atol in [
+            (X, 1e-10, 1e-13),
+            (X.astype(np.float32), 1e-5, 1e-6),
+        ]:
+            host = _LogisticLoss(X_typed, y, n_classes, w, inverse_C, fit_intercept, np)
+            dev = _LogisticLoss(
+                *(cupy.asarray(a) for a in (X_typed, y)),
+                n_classes,
+                cupy.asarray(w),
+                cupy.asarray(inverse_C),
+                fit_intercept,
+                cupy,
+            )
+            if params is None:  # the same parameters for both dtypes
+                params = rng.normal(size=(3, host.n_params))
+            for a, b in zip(dev(cupy.asarray(params)), host(params), strict=True):
+                np.testing.assert_allclose(a.get(), b, rtol=rtol, atol=atol)
