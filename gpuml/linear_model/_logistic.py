@@ -82,7 +82,10 @@ def _convergence_message(result, row: int, max_iter: int) -> str:
 
 
 def _expit(values, xp: ModuleType):
-    return 0.5 * (xp.tanh(0.5 * values) + 1.0)
+    """The logistic sigmoid, accurate in both tails (``exp`` of ``-|z|`` only,
+    so nothing overflows)."""
+    e = xp.exp(-xp.abs(values))
+    return xp.where(values >= 0, 1.0, e) / (1.0 + e)
 
 
 @functools.cache
@@ -609,12 +612,13 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         return to_family(_probabilities(scores, xp, binary=scores.ndim == 1), family)
 
     def predict_log_proba(self, X):
-        """Logarithm of the class probabilities."""
+        """Logarithm of the class probabilities, computed as a log-softmax of
+        the decision values: finite where a probability rounds to 0."""
         family = input_family(X)
         xp = compute_namespace()
         scores = self._decision_xp(X, xp)
         return to_family(
-            xp.log(_probabilities(scores, xp, binary=scores.ndim == 1)), family
+            _log_probabilities(scores, xp, binary=scores.ndim == 1), family
         )
 
     def predict(self, X):
@@ -694,6 +698,16 @@ def _probabilities(scores, xp, *, binary: bool):
     return exp / exp.sum(axis=-1, keepdims=True)
 
 
+def _log_probabilities(scores, xp, *, binary: bool):
+    """The logarithm of :func:`_probabilities`, without taking a logarithm of
+    a probability: ``-log(1 + exp(-+z))`` for the two binary columns, ``z -
+    logsumexp(z)`` for the multinomial model."""
+    if binary:
+        return -xp.logaddexp(0, xp.stack([scores, -scores], axis=-1))
+    shifted = scores - scores.max(axis=-1, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
+
+
 def _labels(classes, indices, family):
     """``classes[indices]``: on the device for device classes and X."""
     if namespace_of(classes) is np:
@@ -732,8 +746,8 @@ class LogisticBatch:
         return _probabilities(scores, namespace_of(scores), binary=scores.ndim == 2)
 
     def predict_log_proba(self, X):
-        proba = self.predict_proba(X)
-        return namespace_of(proba).log(proba)
+        scores = self.decision_function(X)
+        return _log_probabilities(scores, namespace_of(scores), binary=scores.ndim == 2)
 
     def predict(self, X):
         scores = self.decision_function(X)

@@ -239,12 +239,21 @@ _SOLVERS = {
 }
 
 
-def _resolve_solver(solver: str, *, sparse: bool) -> str:
-    """The one place where ``solver="auto"`` is decided (as in scikit-learn)."""
+def _resolve_solver(solver: str, *, sparse: bool, fit_intercept: bool) -> str:
+    """The one place where ``solver="auto"`` is decided, and where a solver
+    is refused for sparse data (scikit-learn's error types)."""
     if solver == "auto":
         return "sparse_cg" if sparse else "cholesky"
     if solver == "svd" and sparse:
-        raise TypeError("SVD solver does not support sparse inputs currently")
+        if fit_intercept:
+            raise ValueError(
+                "solver='svd' does not support fitting the intercept on sparse "
+                "data. Please set the solver to 'auto', 'cholesky' or 'sparse_cg'."
+            )
+        raise TypeError(
+            "SVD solver does not support sparse inputs currently. Please set the "
+            "solver to 'auto', 'cholesky' or 'sparse_cg'."
+        )
     return solver
 
 
@@ -427,7 +436,9 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
                 sample_weight, X.shape[0], xp=xp, dtype=X.dtype
             )
         alpha = _check_alpha(self.alpha, n_targets, X.dtype, xp)
-        solver = _resolve_solver(self.solver, sparse=is_sparse(X))
+        solver = _resolve_solver(
+            self.solver, sparse=is_sparse(X), fit_intercept=self.fit_intercept
+        )
         # Data copied across the bus is a fresh buffer and may be centred in
         # place. Device inputs wrapped without a copy (PyTorch, cuDF) are the
         # caller's memory, like any array already in the compute namespace.
@@ -446,7 +457,11 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         intercept = problem.y_offset - coef @ problem.X_offset
         if y.ndim == 1:
             self.coef_ = to_family(coef[0], family)
-            self.intercept_ = float(intercept[0]) if self.fit_intercept else 0.0
+            # scikit-learn's type: a NumPy scalar of X's dtype (a 0-d CuPy
+            # array for device input), and the float 0.0 without an intercept.
+            self.intercept_ = (
+                to_family(intercept, family)[0] if self.fit_intercept else 0.0
+            )
         else:
             self.coef_ = to_family(coef, family)
             self.intercept_ = to_family(intercept, family)
@@ -489,7 +504,9 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         validate_estimator_params(self)
         if self.positive:
             raise ValueError("gpuml's Ridge does not support positive=True.")
-        solver = _resolve_solver(self.solver, sparse=is_sparse(X))
+        solver = _resolve_solver(
+            self.solver, sparse=is_sparse(X), fit_intercept=self.fit_intercept
+        )
         if solver == "sparse_cg":
             # Conjugate gradients stop at `tol`; a factorisation would give
             # (slightly) different models than one-by-one fits.

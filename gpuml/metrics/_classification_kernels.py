@@ -279,7 +279,7 @@ def _multilabel_confusion_matrix_batch(
     true_neg = total - tp - false_pos - false_neg
     out = xp.stack(xp.broadcast_arrays(true_neg, false_pos, false_neg, tp), axis=-1)
     out = out.reshape(batch.k, -1, 2, 2)
-    if samplewise and batch.int_weights:
+    if samplewise and batch.int_weights is not None:
         out = out.astype(xp.int64)
     return out
 
@@ -292,6 +292,17 @@ def _warn_single_label() -> None:
         UserWarning,
         stacklevel=3,
     )
+
+
+def _integer_bincount(cells, weights, size: int, xp: ModuleType):
+    """int64 sums of integer ``weights`` per cell in ``[0, size)`` (cells at
+    ``size`` or above are dropped), exact where a float64 ``bincount`` would
+    round sums above 2**53."""
+    order = xp.argsort(cells)
+    ends = xp.searchsorted(cells[order], xp.arange(size), side="right")
+    running = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(weights[order])])
+    totals = running[ends]
+    return xp.diff(totals, prepend=xp.zeros(1, dtype=xp.int64))
 
 
 def _confusion_matrix_batch(
@@ -324,13 +335,15 @@ def _confusion_matrix_batch(
     keep = (true[None, :] < n_labels) & (pred < n_labels)
     offsets = xp.arange(k)[:, None] * (n_labels * n_labels)
     cells = xp.where(keep, offsets + true[None, :] * n_labels + pred, size).ravel()
-    weights = batch.weights
-    if weights is not None:
-        weights = xp.broadcast_to(weights, batch.pred.shape).ravel()
-    cm = xp.bincount(cells, weights=weights, minlength=size + 1)[:size]
+    if batch.int_weights is not None:  # summed exactly, as scikit-learn's int64
+        weights = xp.broadcast_to(batch.int_weights, batch.pred.shape).ravel()
+        cm = _integer_bincount(cells, weights, size, xp)
+    else:
+        weights = batch.weights
+        if weights is not None:
+            weights = xp.broadcast_to(weights, batch.pred.shape).ravel()
+        cm = xp.bincount(cells, weights=weights, minlength=size + 1)[:size]
     cm = cm.reshape(k, n_labels, n_labels)
-    if batch.int_weights:
-        cm = cm.astype(xp.int64)
     axis = {"true": -1, "pred": -2, "all": (-2, -1)}.get(normalize)
     if axis is not None:
         cm = _divide(cm, cm.sum(axis=axis, keepdims=True), xp)

@@ -142,7 +142,7 @@ class _LabelBatch:
     pred: object
     present: object
     weights: object  # float64 (n,) or None
-    int_weights: bool
+    int_weights: object  # the weights as int64 (n,) when they are integers, or None
     true_counts: object = None
     pred_counts: object = None
 
@@ -205,10 +205,11 @@ def _label_batch(y_true, y_preds, sample_weight, *, encode=True) -> _LabelBatch:
         or _is_continuous(y_preds, xp, "y_pred")
     ):
         _raise_target_error(y_true, y_preds, xp)
-    weights, int_weights = None, False
+    weights, int_weights = None, None
     if sample_weight is not None:
         weights = _to_xp(sample_weight, xp)
-        int_weights = weights.dtype.kind in "biu"
+        if weights.dtype.kind in "biu":
+            int_weights = weights.astype(xp.int64)
         weights = weights.astype(xp.float64)
     k = y_preds.shape[0]
     if multilabel:

@@ -29,6 +29,7 @@ Names
 
 from __future__ import annotations
 
+import functools
 import inspect
 import traceback
 from collections.abc import Callable
@@ -36,8 +37,9 @@ from collections.abc import Callable
 import numpy as np
 from sklearn.base import is_regressor
 from sklearn.metrics import get_scorer_names as sk_get_scorer_names
+from sklearn.utils.multiclass import type_of_target
 
-from gpuml._array import to_host
+from gpuml._array import namespace_of, to_host
 from gpuml._sklearn_compat import sklearn_scorer_spec
 from gpuml.metrics import _classification, _ranking, _regression
 
@@ -84,27 +86,53 @@ def response_values(estimator, X, response_method, pos_label=None):
     return binary_response(y_pred, name, estimator.classes_, pos_label)
 
 
+def _classes_type(classes) -> str:
+    """scikit-learn's ``type_of_target`` of a classifier's ``classes_``: what
+    decides the response's post-processing ("binary" also for a classifier
+    fitted on one class; "multilabel-indicator" for a list of per-output
+    class arrays)."""
+    if isinstance(classes, (list, tuple)):
+        return type_of_target([to_host(c) for c in classes])
+    return type_of_target(to_host(classes))
+
+
 def binary_response(y_pred, method_name, classes, pos_label, *, stacked=False):
-    """scikit-learn's binary post-processing of a classifier's response.
+    """scikit-learn's post-processing of a classifier's response.
 
     ``y_pred`` is what ``method_name`` returned: one candidate's response, or
     (``stacked=True``) several candidates' stacked on a leading axis. The
-    class axis of probabilities is the last one either way.
+    class axis of probabilities is the last one either way. As in
+    scikit-learn, ``pos_label`` matters for binary classifiers only (it is
+    ignored for multiclass and multilabel ones): probabilities are reduced to
+    its column and a decision function is negated when it is the lesser
+    class. Multilabel probabilities given as a list of per-output arrays
+    become one column per output (the positive class's).
     """
-    classes = np.asarray(to_host(classes))
-    if pos_label is not None and pos_label not in classes.tolist():
-        raise ValueError(
-            f"pos_label={pos_label} is not a valid label: It should be one of {classes}"
-        )
-    if classes.shape[0] != 2:
-        return y_pred
-    if pos_label is None:
-        pos_label = classes[-1]
-    probabilities = y_pred.ndim == (3 if stacked else 2)
-    if method_name in _PROBA_METHODS and probabilities:
-        return y_pred[..., int(np.flatnonzero(classes == pos_label)[0])]
-    if method_name == "decision_function" and pos_label == classes[0]:
-        return -y_pred
+    target_type = _classes_type(classes)
+    if target_type == "binary":
+        classes = np.asarray(to_host(classes))
+        if pos_label is not None and pos_label not in classes.tolist():
+            raise ValueError(
+                f"pos_label={pos_label} is not a valid label: It should be one of "
+                f"{classes}"
+            )
+        if pos_label is None:
+            pos_label = classes[-1]
+    if method_name in _PROBA_METHODS:
+        if target_type == "binary":
+            if y_pred.shape[-1] < 2:  # a classifier fitted on one class
+                shape = y_pred.shape[1:] if stacked else y_pred.shape
+                raise ValueError(
+                    f"Got predict_proba of shape {shape}, but need classifier "
+                    "with two classes."
+                )
+            return y_pred[..., int(np.flatnonzero(classes == pos_label)[0])]
+        if target_type == "multilabel-indicator" and isinstance(y_pred, list):
+            xp = namespace_of(y_pred[0])
+            return xp.stack([p[..., -1] for p in y_pred], axis=-1)
+    elif method_name == "decision_function":
+        if target_type == "binary" and pos_label == classes[0]:
+            return -y_pred
     return y_pred
 
 
@@ -137,11 +165,15 @@ class Scorer:
         return self._score_func in BATCH_KERNELS
 
     def __repr__(self) -> str:
-        kwargs = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
+        """scikit-learn's scorer repr (a ``functools.partial`` shown whole)."""
+        func = self._score_func
+        name = repr(func) if isinstance(func, functools.partial) else func.__name__
         sign = "" if self._sign > 0 else ", greater_is_better=False"
-        method = self._response_method
-        method = "" if method == "predict" else f", response_method={method!r}"
-        return f"make_scorer({self._score_func.__name__}{sign}{method}{kwargs})"
+        kwargs = "".join(f", {k}={v}" for k, v in self._kwargs.items())
+        return (
+            f"make_scorer({name}{sign}, response_method={self._response_method!r}"
+            f"{kwargs})"
+        )
 
     def _accept_sample_weight(self) -> bool:
         """Whether the metric takes ``sample_weight`` (scikit-learn's rule)."""
@@ -235,9 +267,11 @@ class _HostScorer:
     def __init__(self, scorer):
         self._scorer = scorer
 
-    def __call__(self, estimator, X, y_true, **kwargs):
+    def __call__(self, estimator, X, *y_true, **kwargs):
+        """``scorer(estimator, X, y, ...)``, or ``scorer(estimator, X, ...)``
+        for unsupervised scoring (as the search calls it when ``y`` is None)."""
         kwargs = {k: _host(v) for k, v in kwargs.items()}
-        return self._scorer(estimator, _host(X), _host(y_true), **kwargs)
+        return self._scorer(estimator, _host(X), *map(_host, y_true), **kwargs)
 
     def __repr__(self) -> str:
         return repr(self._scorer)
@@ -263,10 +297,16 @@ class MultimetricScorer:
         self._scorers = scorers
         self._raise_exc = raise_exc
 
+    def __repr__(self) -> str:
+        names = ", ".join(f'"{name}"' for name in self._scorers)
+        return f"MultiMetricScorer({names})"
+
     def _accept_sample_weight(self) -> bool:
         return any(s._accept_sample_weight() for s in self._scorers.values())
 
-    def __call__(self, estimator, X, y_true, **kwargs):
+    def __call__(self, estimator, X, *y_true, **kwargs):
+        """``{name: score}``; without ``y_true`` (unsupervised scoring) the
+        scorer callables are called as ``scorer(estimator, X)``."""
         cache: dict = {}
         scores = {}
         weight = kwargs.pop("sample_weight", None)
@@ -285,12 +325,12 @@ class MultimetricScorer:
                         cache[key] = scorer.response(estimator, X)
                     scores[name] = scorer._score_response(
                         cache[key],
-                        y_true,
+                        y_true[0] if y_true else None,
                         kwargs.get("sample_weight"),
                         {k: v for k, v in kwargs.items() if k != "sample_weight"},
                     )
                 else:
-                    scores[name] = scorer(estimator, X, y_true, **kwargs)
+                    scores[name] = scorer(estimator, X, *y_true, **kwargs)
             except Exception as exc:
                 if self._raise_exc:
                     raise exc
@@ -365,7 +405,7 @@ def make_scorer(
     --------
     >>> from gpuml.metrics import make_scorer, fbeta_score
     >>> make_scorer(fbeta_score, beta=2)
-    make_scorer(fbeta_score, beta=2)
+    make_scorer(fbeta_score, response_method='predict', beta=2)
     """
     if isinstance(response_method, list):
         response_method = tuple(response_method)

@@ -35,6 +35,7 @@ from gpuml._array import (
     DEVICE,
     as_device_native,
     input_family,
+    is_sparse,
     namespace_of,
     to_host,
     to_namespace,
@@ -52,6 +53,15 @@ def _is_sample_aligned(value, n_samples: int) -> bool:
         return num_samples(value) == n_samples
     except TypeError:
         return False
+
+
+def indexable(value):
+    """``value`` as a search can take rows of it: sparse matrices (host or
+    device) in CSR, as scikit-learn's ``indexable`` makes them (COO, DIA and
+    BSR cannot be indexed by rows); anything else unchanged."""
+    if is_sparse(value) and value.format != "csr":
+        return value.tocsr()
+    return value
 
 
 def upload(value, xp: ModuleType):
@@ -158,14 +168,19 @@ class SearchData:
     Parameters
     ----------
     X, y, fit_params
-        As passed to the search's ``fit`` (``groups`` already removed).
+        As passed to the search's ``fit`` (``groups`` already removed);
+        sparse matrices are held in CSR (:func:`indexable`).
     xp : module
         The compute namespace of the search.
     """
 
     def __init__(self, X, y, fit_params: dict, xp: ModuleType):
-        self.X, self.y, self.fit_params, self.xp = X, y, dict(fit_params), xp
+        self.X, self.y, self.xp = indexable(X), indexable(y), xp
         self.n_samples = num_samples(X)
+        self.fit_params = {
+            k: indexable(v) if _is_sample_aligned(v, self.n_samples) else v
+            for k, v in fit_params.items()
+        }
         self.family = input_family(X)
         self._host: DataView | None = None
         self._compute: DataView | None = None

@@ -61,13 +61,19 @@ def _placeholder(n_samples: int) -> np.ndarray:
     return np.broadcast_to(np.float64(0), (n_samples, 1))
 
 
+def _fold_indices(rows) -> np.ndarray:
+    """A fold's rows as host int64 indices; a boolean mask (which
+    scikit-learn's search accepts from ``cv``) becomes the indices it selects."""
+    rows = np.asarray(to_host(rows)).ravel()
+    if rows.dtype == bool:
+        return np.flatnonzero(rows)
+    return rows.astype(np.int64, copy=False)
+
+
 def _host_folds(cv, n_samples, y, groups) -> list:
-    """The splitter's (train, test) pairs as host int64 arrays."""
+    """The splitter's (train, test) pairs as host int64 index arrays."""
     return [
-        (
-            np.asarray(to_host(train), dtype=np.int64).ravel(),
-            np.asarray(to_host(test), dtype=np.int64).ravel(),
-        )
+        (_fold_indices(train), _fold_indices(test))
         for train, test in cv.split(_placeholder(n_samples), y, groups)
     ]
 

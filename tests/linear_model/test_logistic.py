@@ -295,6 +295,76 @@ def test_decision_function_log_proba_and_score(backend, rng, problem):
     _assert_same_predictions(pred, expected, X_test, 1e-6)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_log_proba_is_finite_far_from_the_boundary(backend, rng, problem, dtype):
+    """predict_log_proba is a log-softmax of the decision values: finite where
+    a probability rounds to 0 (scikit-learn's log of predict_proba is -inf
+    there), and scikit-learn's value, from the same coefficients, elsewhere."""
+    X, y = _classification(rng, LABELS[problem])
+    X = X.astype(dtype)
+    model = LogisticRegression().fit(backend.asarray(X), backend.asarray(y))
+    X_far = X[:40] * 300  # decision values of several hundred
+    log_proba = model.predict_log_proba(backend.asarray(X_far))
+    backend.assert_family(log_proba, dtype=dtype, shape=(40, len(LABELS[problem])))
+    log_proba = backend.to_numpy(log_proba)
+    assert np.isfinite(log_proba).all()
+    dec = backend.to_numpy(model.decision_function(backend.asarray(X_far)))
+    dec = dec.astype(np.float64)
+    if dec.ndim == 1:
+        dec = np.stack([np.zeros_like(dec), dec], axis=1)
+    # Decision values of several hundred carry an absolute rounding error of
+    # a few units of the dtype's epsilon times their size.
+    atol = 10 * np.finfo(dtype).eps * np.abs(dec).max()
+    np.testing.assert_allclose(
+        log_proba, dec - logsumexp(dec, axis=1, keepdims=True), rtol=0, atol=atol
+    )
+    assert (log_proba.min(axis=1) < -50).mean() > 0.5  # many rows are that sure
+    # scikit-learn's estimator holding the same coefficients gives the same
+    # probabilities, of which it takes the logarithm (-inf where one is 0).
+    twin = SkLogisticRegression().fit(X, y)
+    twin.coef_ = backend.to_numpy(model.coef_)
+    twin.intercept_ = backend.to_numpy(model.intercept_)
+    with np.errstate(divide="ignore"):
+        assert np.isinf(twin.predict_log_proba(X_far)).any()
+    np.testing.assert_allclose(
+        np.exp(log_proba), twin.predict_proba(X_far), rtol=0, atol=atol
+    )
+
+
+def test_ill_conditioned_float64_agrees_within_what_tol_allows(backend):
+    """Unscaled iris (Hessian condition number about 3.5e4): the iterates are
+    scikit-learn's to rounding for the first iterations; rounding then grows
+    along the iterations, so converged fits stop at different points where
+    both meet ``max |gradient| <= tol``: close objectives and coefficients,
+    closer as ``tol`` shrinks (docs/differences)."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    X_in, y_in = backend.asarray(X), backend.asarray(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for max_iter in (3, 10):
+            expected = SkLogisticRegression(max_iter=max_iter).fit(X, y)
+            model = LogisticRegression(max_iter=max_iter).fit(X_in, y_in)
+            scale = np.abs(expected.coef_).max()
+            np.testing.assert_allclose(
+                backend.to_numpy(model.coef_), expected.coef_, atol=1e-11 * scale
+            )
+    gaps = []
+    for tol, objective_rtol in ((1e-4, 1e-5), (1e-8, 1e-12)):
+        expected = SkLogisticRegression(max_iter=10000, tol=tol).fit(X, y)
+        model = LogisticRegression(max_iter=10000, tol=tol).fit(X_in, y_in)
+        best = _model_objective(backend, expected, X, y, 1.0)
+        assert _model_objective(backend, model, X, y, 1.0) == pytest.approx(
+            best, rel=objective_rtol
+        )
+        gaps.append(np.abs(backend.to_numpy(model.coef_) - expected.coef_).max())
+        pred = backend.to_numpy(model.predict(X_in))
+        _assert_same_predictions(pred, expected, X, 1e-3)
+    assert gaps[0] < 0.05 and gaps[1] < 1e-4
+
+
 # ----------------------------------------------------------------------------
 # Bad input and parameters: scikit-learn's error types and messages.
 # ----------------------------------------------------------------------------

@@ -60,9 +60,19 @@ def test_ridge_matches_sklearn(
     backend.assert_family(model.coef_, dtype=dtype, shape=expected.coef_.shape)
     assert _rel_err(backend.to_numpy(model.coef_), expected.coef_) < RTOL[dtype]
     if n_targets == 1:
-        assert isinstance(model.intercept_, float)
+        # scikit-learn's type: a scalar of X's dtype (0-d on the device), or
+        # the float 0.0 without an intercept.
+        if not fit_intercept:
+            assert type(model.intercept_) is type(expected.intercept_) is float
+        elif backend.family == "host":
+            assert type(model.intercept_) is type(expected.intercept_) is dtype
+        else:
+            backend.assert_family(model.intercept_, dtype=dtype, shape=())
         np.testing.assert_allclose(
-            model.intercept_, expected.intercept_, rtol=RTOL[dtype], atol=RTOL[dtype]
+            backend.to_numpy(model.intercept_),
+            expected.intercept_,
+            rtol=RTOL[dtype],
+            atol=RTOL[dtype],
         )
     else:
         backend.assert_family(model.intercept_, dtype=dtype, shape=(n_targets,))
@@ -278,11 +288,25 @@ def test_ridge_rejects_bad_parameters(backend, rng):
         Ridge(alpha=[-1.0]).fit(X, y)
 
 
-def test_ridge_svd_rejects_sparse(backend, rng):
+@pytest.mark.parametrize(
+    "fit_intercept, error, message",
+    [
+        (True, ValueError, "does not support fitting the intercept on sparse data"),
+        (False, TypeError, "SVD solver does not support sparse"),
+    ],
+)
+def test_ridge_svd_rejects_sparse(backend, rng, fit_intercept, error, message):
+    """scikit-learn's error types: a ValueError with an intercept, else a
+    TypeError; gpuml's messages name the solvers that take sparse data."""
     X = sp.random(20, 3, density=0.5, format="csr", random_state=rng)
     y = rng.normal(size=20)
-    with pytest.raises(TypeError, match="SVD solver does not support sparse"):
-        Ridge(solver="svd").fit(backend.asarray(X), backend.asarray(y))
+    with pytest.raises(error, match=message):
+        SkRidge(solver="svd", fit_intercept=fit_intercept).fit(X, y)
+    with pytest.raises(error, match=message) as raised:
+        Ridge(solver="svd", fit_intercept=fit_intercept).fit(
+            backend.asarray(X), backend.asarray(y)
+        )
+    assert "'sparse_cg'" in str(raised.value)
 
 
 def test_ridge_failed_fit_keeps_previous_model(backend, rng):

@@ -295,6 +295,28 @@ def test_array_outputs_follow_the_input_family(backend, rng):
     assert isinstance(gm.f1_score(y_true, y_pred, average="macro"), float)
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, bool])
+def test_confusion_matrix_integer_weights_stay_exact_integers(backend, rng, dtype):
+    """Integer (and boolean) weights give scikit-learn's int64 matrix, summed
+    exactly: cells above 2**53, where float64 sums round, are kept."""
+    y_true = rng.integers(0, 3, 200)
+    y_pred = rng.integers(0, 3, 200)
+    if dtype is np.int64:
+        sw = rng.integers(0, 2**56, 200, dtype=np.int64)
+        sw[:3] = [2**53, 1, 3]
+        y_true[:3] = y_pred[:3] = 1  # 2**53 + 1 + 3 in cell (1, 1)
+    else:
+        sw = rng.integers(0, 2, 200).astype(dtype)
+    expected = skm.confusion_matrix(y_true, y_pred, sample_weight=sw)
+    cm = gm.confusion_matrix(
+        backend.asarray(y_true),
+        backend.asarray(y_pred),
+        sample_weight=backend.asarray(sw),
+    )
+    backend.assert_family(cm, dtype=np.int64, shape=(3, 3))
+    assert backend.to_numpy(cm).tolist() == expected.tolist()
+
+
 # -- probabilistic metrics -----------------------------------------------------
 
 

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+import warnings
+
 import numpy as np
 import pytest
 from sklearn import metrics as skm
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, cross_validate
 
 from gpuml import metrics
 from gpuml.linear_model import Ridge
 from gpuml.metrics import check_scoring, get_scorer, get_scorer_names, make_scorer
+from gpuml.metrics._scorer import binary_response
 
 REGRESSION_NAMES = [
     n
@@ -80,6 +85,90 @@ def test_multiclass_scorers_match_sklearn(name, rng):
     assert get_scorer(name)(model, X, y) == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.parametrize(
+    "metric, kwargs",
+    [
+        (skm.f1_score, {"average": "macro"}),
+        (skm.precision_score, {"average": "weighted"}),
+        (skm.jaccard_score, {"average": "micro"}),
+    ],
+)
+@pytest.mark.parametrize("labels", [["ant", "bee", "cat"], [2, 5, 7]])
+def test_default_pos_label_is_ignored_on_multiclass(metric, kwargs, labels, rng):
+    """A scorer made from a metric whose default ``pos_label`` (1) is not one
+    of the classes: as in scikit-learn, it only matters for binary problems."""
+    _, X, y = _classification(rng, 3)
+    y = np.asarray(labels)[y]
+    model = LogisticRegression().fit(X, y)
+    expected = skm.make_scorer(metric, **kwargs)(model, X, y)
+    assert make_scorer(metric, **kwargs)(model, X, y) == pytest.approx(
+        expected, rel=1e-10
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["roc_auc", "average_precision", "f1_micro", "accuracy"]
+)
+def test_multilabel_scorers_match_sklearn(name, rng):
+    """Multilabel classifiers whose predict_proba is a list of (n, 2) arrays
+    (KNeighborsClassifier) or one (n, n_outputs) array (MLPClassifier)."""
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.neural_network import MLPClassifier
+
+    X = rng.normal(size=(120, 4))
+    Y = (X[:, :3] + rng.normal(size=(120, 3)) > 0).astype(np.int64)
+    for model in (
+        KNeighborsClassifier(n_neighbors=7).fit(X, Y),
+        MLPClassifier(hidden_layer_sizes=(4,), max_iter=20, random_state=0),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, Y)
+        expected = skm.get_scorer(name)(model, X, Y)
+        assert get_scorer(name)(model, X, Y) == pytest.approx(expected, rel=1e-10)
+
+
+def test_classifier_fitted_on_one_class_is_refused(rng):
+    """Probabilities of one column cannot be scored as a binary problem:
+    scikit-learn's error, single scorer and batched."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = rng.normal(size=(30, 3))
+    model = DecisionTreeClassifier().fit(X, np.zeros(30))
+    y = np.r_[np.zeros(15), np.ones(15)]
+    message = r"Got predict_proba of shape \(30, 1\), but need classifier with two"
+    with pytest.raises(ValueError, match=message):
+        skm.get_scorer("roc_auc")(model, X, y)
+    with pytest.raises(ValueError, match=message):
+        get_scorer("roc_auc")(model, X, y)
+    with pytest.raises(ValueError, match=message):
+        binary_response(
+            np.ones((4, 30, 1)), "predict_proba", model.classes_, None, stacked=True
+        )
+
+
+def test_repr_matches_sklearn():
+    """Reprs are scikit-learn's, also for a ``functools.partial`` metric."""
+    partial_metric = functools.partial(skm.precision_score, pos_label=1)
+    for ours, theirs in [
+        (make_scorer(partial_metric), skm.make_scorer(partial_metric)),
+        (
+            make_scorer(
+                skm.log_loss, greater_is_better=False, response_method="predict_proba"
+            ),
+            skm.make_scorer(
+                skm.log_loss, greater_is_better=False, response_method="predict_proba"
+            ),
+        ),
+        (get_scorer("f1_macro"), skm.get_scorer("f1_macro")),
+        (
+            check_scoring(None, ["accuracy", "r2"]),
+            skm.check_scoring(None, ["accuracy", "r2"]),
+        ),
+    ]:
+        assert repr(ours) == repr(theirs)
+
+
 def test_native_and_fallback_scorers():
     assert get_scorer("roc_auc").batched and get_scorer("neg_log_loss").batched
     assert not get_scorer("adjusted_rand_score").batched  # computed on the host
@@ -101,8 +190,8 @@ def test_make_scorer_maps_sklearn_metrics_to_gpuml(regression):
     own = make_scorer(custom, offset=1.0)
     assert not own.batched
     assert own(model, X, y) == pytest.approx(custom(y, model.predict(X), 1.0))
-    assert repr(make_scorer(metrics.fbeta_score, beta=2)) == (
-        "make_scorer(fbeta_score, beta=2)"
+    assert repr(make_scorer(metrics.fbeta_score, beta=2)) == repr(
+        skm.make_scorer(skm.fbeta_score, beta=2)
     )
 
 

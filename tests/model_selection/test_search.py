@@ -312,6 +312,82 @@ def test_sparse_input(backend, rng):
         assert_results_match(ours, theirs, atol=1e-6)
 
 
+def test_boolean_mask_folds_match_sklearn(backend, rng):
+    """``cv`` as (train_mask, test_mask) pairs, which scikit-learn accepts:
+    the masks select rows (they are not indices 0 and 1)."""
+    X, y = regression(rng)
+    masks = []
+    for train, _ in SkKFold(4, shuffle=True, random_state=0).split(X):
+        train_mask = np.zeros(len(y), dtype=bool)
+        train_mask[train] = True
+        masks.append((train_mask, ~train_mask))
+    theirs = SkGridSearchCV(SkRidge(), {"alpha": ALPHAS}, cv=masks).fit(X, y)
+    ours = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=masks)
+    ours.fit(backend.asarray(X), backend.asarray(y))
+    assert_results_match(ours, theirs)
+    by_index = SkGridSearchCV(
+        SkRidge(), {"alpha": ALPHAS}, cv=SkKFold(4, shuffle=True, random_state=0)
+    ).fit(X, y)
+    assert_results_match(ours, by_index)
+
+
+@pytest.mark.parametrize("fmt", ["coo", "csc", "dia", "bsr", "lil"])
+def test_sparse_formats_are_indexed_as_csr(backend, rng, fmt):
+    """Every sparse format is searched as scikit-learn's ``indexable`` makes
+    it: as CSR (COO, DIA and BSR have no rows to index)."""
+    X, y = regression(rng, n_samples=60)
+    X[np.abs(X) < 3] = 0
+    X = sp.csr_matrix(X).asformat(fmt)
+    if backend.family != HOST:
+        import cupyx.scipy.sparse as cusp
+
+        if not hasattr(cusp, f"{fmt}_matrix"):
+            pytest.skip(f"cupyx.scipy.sparse has no {fmt} format")
+        X_in = getattr(cusp, f"{fmt}_matrix")(X)
+    else:
+        X_in = X
+    grid = {"alpha": ALPHAS[:3]}
+    kwargs = dict(fit_intercept=False, solver="sparse_cg", tol=1e-10)
+    theirs = SkGridSearchCV(SkRidge(**kwargs), grid, cv=3).fit(X, y)
+    ours = GridSearchCV(Ridge(**kwargs), grid, cv=3).fit(X_in, backend.asarray(y))
+    assert_results_match(ours, theirs)
+
+
+def test_scoring_callable_without_y(backend, rng):
+    """An unsupervised search: ``scoring(estimator, X)`` is called without
+    ``y``, as scikit-learn calls it (single and multimetric)."""
+    from sklearn.neighbors import KernelDensity
+
+    X, _ = regression(rng, n_samples=80, n_features=3)
+
+    def mean_log_density(estimator, X):
+        return float(np.mean(estimator.score_samples(X)))
+
+    def bandwidth_is(estimator, X):
+        return 42.0 if estimator.bandwidth == 0.1 else 0.0
+
+    grid = {"bandwidth": [0.01, 0.1, 1.0]}
+    for scoring, refit in (
+        (bandwidth_is, True),
+        ({"density": mean_log_density, "marker": bandwidth_is}, "marker"),
+    ):
+        theirs = SkGridSearchCV(KernelDensity(), grid, scoring=scoring, refit=refit)
+        ours = GridSearchCV(KernelDensity(), grid, scoring=scoring, refit=refit)
+        theirs.fit(X)
+        ours.fit(backend.asarray(X))
+        assert_results_match(ours, theirs)
+        assert ours.best_params_ == {"bandwidth": 0.1}
+
+    def spread(estimator, X):  # a gpuml transformer, fitted on device data
+        return -float(np.abs(backend.to_numpy(estimator.transform(X))).mean())
+
+    grid = {"with_std": [True, False]}
+    theirs = SkGridSearchCV(SkStandardScaler(), grid, scoring=spread).fit(X)
+    ours = GridSearchCV(StandardScaler(), grid, scoring=spread)
+    ours.fit(backend.asarray(X))
+    assert_results_match(ours, theirs)
+
+
 # --------------------------------------------------------------------------
 # Data movement, refit and outputs
 # --------------------------------------------------------------------------
