@@ -6,6 +6,9 @@ that a rename in a future release is mended in one place.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
+from sklearn.base import _fit_context
 from sklearn.model_selection._validation import _insert_error_scores
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -24,7 +27,16 @@ from sklearn.utils.validation import (
     _num_samples,
 )
 
+try:  # scikit-learn >= 1.9: estimators take callbacks (set_callbacks)
+    from sklearn.callback import CallbackSupportMixin
+except ImportError:  # older releases have none
+
+    class CallbackSupportMixin:
+        """scikit-learn < 1.9 has no callbacks: nothing to support."""
+
+
 __all__ = [
+    "CallbackSupportMixin",
     "HasMethods",
     "Hidden",
     "Interval",
@@ -35,6 +47,8 @@ __all__ = [
     "check_feature_names",
     "check_n_features",
     "check_y_host",
+    "fit_context",
+    "init_callback_context",
     "insert_error_scores",
     "num_samples",
     "sklearn_scorer_spec",
@@ -50,6 +64,34 @@ check_y_host = _check_y
 # metric once the metric names are known (scikit-learn's own helper).
 insert_error_scores = _insert_error_scores
 num_samples = _num_samples
+# ``fit`` decorator: parameter validation (skipped for nested estimators when
+# preferred) and, from scikit-learn 1.9, the callbacks' setup and teardown.
+fit_context = _fit_context
+
+
+class _NoCallbacks:
+    """A callback context that calls nothing (scikit-learn < 1.9)."""
+
+    def subcontext(self, *args, **kwargs):
+        return self
+
+    def call_on_fit_task_begin(self, **kwargs):
+        return self
+
+    def call_on_fit_task_end(self, **kwargs):
+        return False
+
+    @contextmanager
+    def propagate_callback_context(self, sub_estimator):
+        yield
+
+
+def init_callback_context(estimator, **kwargs):
+    """``estimator``'s root callback context (scikit-learn's
+    ``_init_callback_context``), or one that calls nothing where scikit-learn
+    has no callbacks."""
+    init = getattr(estimator, "_init_callback_context", None)
+    return _NoCallbacks() if init is None else init(**kwargs)
 
 
 def validate_estimator_params(estimator) -> None:

@@ -43,10 +43,13 @@ from gpuml._array import (
 )
 from gpuml._backend import get_cupy
 from gpuml._sklearn_compat import (
+    CallbackSupportMixin,
     Hidden,
     Interval,
     StrOptions,
     check_y_host,
+    fit_context,
+    init_callback_context,
     validate_estimator_params,
 )
 from gpuml._validation import (
@@ -326,7 +329,45 @@ def _class_weights(class_weight, classes, y_index, sample_weight):
     return per_class
 
 
-class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
+class _IterationTasks:
+    """scikit-learn's ``"lbfgs-iter"`` callback tasks of one fit.
+
+    As scikit-learn's bridge to SciPy's ``callback``: the first task begins
+    at the starting point; the end of each L-BFGS iteration ends the current
+    task (with the estimator as fitted so far) and begins the next one;
+    :meth:`close` ends the last, empty task. ``fitted(params)`` gives the
+    fitted attributes at a point; it runs only for a hook that asks for the
+    fitted estimator (scikit-learn's lazy ``reconstruction_attributes``).
+    """
+
+    def __init__(self, context, estimator, X, y, metadata, fitted, x0):
+        self._context, self._fitted = context, fitted
+        self._arguments = {"estimator": estimator, "X": X, "y": y, "metadata": metadata}
+        self._task = self._begin(x0)
+
+    def _attributes(self, params):
+        return lambda: self._fitted(params)
+
+    def _begin(self, params):
+        task = self._context.subcontext(task_name="lbfgs-iter")
+        task.call_on_fit_task_begin(
+            **self._arguments, reconstruction_attributes=self._attributes(params)
+        )
+        return task
+
+    def __call__(self, params) -> None:
+        self._task.call_on_fit_task_end(
+            **self._arguments, reconstruction_attributes=self._attributes(params)
+        )
+        self._task = self._begin(params)
+
+    def close(self) -> None:
+        self._task.call_on_fit_task_end(estimator=self._arguments["estimator"])
+
+
+class LogisticRegression(
+    CallbackSupportMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimator
+):
     """Logistic regression (L2 or no penalty), on the GPU or the CPU.
 
     A drop-in replacement for :class:`sklearn.linear_model.LogisticRegression`
@@ -444,8 +485,8 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _check_options(self) -> None:
-        """scikit-learn's penalty rules and warnings; what gpuml supports."""
-        validate_estimator_params(self)
+        """scikit-learn's penalty rules and warnings; what gpuml supports
+        (the parameters are validated already)."""
         if self.penalty != "deprecated":
             warnings.warn(
                 "'penalty' was deprecated in version 1.8 and will be removed in"
@@ -456,14 +497,14 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
                 " l1_ratio set to a float between 0 and 1 instead of"
                 " penalty='elasticnet', and C=np.inf instead of penalty=None.",
                 FutureWarning,
-                stacklevel=3,
+                stacklevel=4,  # the caller of fit (under its decorator)
             )
         if self.l1_ratio is None:
             warnings.warn(
                 "'l1_ratio=None' was deprecated in version 1.8 and will "
                 "trigger an error in 1.10. Use 0<=l1_ratio<=1 instead.",
                 FutureWarning,
-                stacklevel=3,
+                stacklevel=4,  # the caller of fit (under its decorator)
             )
         elif self.l1_ratio > 0 and self.penalty is not None:
             raise ValueError(
@@ -480,7 +521,7 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
                 "'n_jobs' has no effect since 1.8 and will be removed in 1.10. "
                 f"You provided 'n_jobs={self.n_jobs}', please leave it unspecified.",
                 FutureWarning,
-                stacklevel=3,
+                stacklevel=4,  # the caller of fit (under its decorator)
             )
 
     def _inverse_C(self, C) -> float:
@@ -502,9 +543,9 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
             )
         return classes, y_index, sample_weight
 
-    def _solve(self, X, classes, y_index, sample_weight, inverse_C, xp, x0=None):
-        """Minimise the objective of each ``1 / C`` in ``inverse_C`` (rows of
-        one batched L-BFGS); returns the loss and the optimiser's result."""
+    def _loss(self, X, classes, y_index, sample_weight, inverse_C, xp):
+        """The objective of each ``1 / C`` in ``inverse_C`` (the rows of one
+        batched L-BFGS), class weights folded into the sample weights."""
         n_classes = int(classes.shape[0])
         if n_classes < 2:
             raise ValueError(
@@ -516,7 +557,7 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         if per_class is not None:
             factors = xp.asarray(per_class, dtype=xp.float64)[y_index]
             weights = factors if weights is None else weights * factors
-        loss = _LogisticLoss(
+        return _LogisticLoss(
             X,
             y_index,
             n_classes,
@@ -525,19 +566,30 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
             self.fit_intercept,
             xp,
         )
+
+    def _minimize(self, loss, xp, x0=None, callback=None):
+        """L-BFGS on ``loss`` from ``x0`` (zeros by default), warning as
+        scikit-learn does for each row that did not converge."""
         if x0 is None:
-            x0 = xp.zeros((inverse_C.shape[0], loss.n_params))
+            x0 = xp.zeros((loss.inverse_C.shape[0], loss.n_params))
         result = lbfgs(
-            loss, x0, max_iter=self.max_iter, tol=self.tol, xp=xp, verbose=self.verbose
+            loss,
+            x0,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            xp=xp,
+            verbose=self.verbose,
+            callback=callback,
         )
         for row in np.flatnonzero(result.status != 0):
             warnings.warn(
                 _convergence_message(result, row, self.max_iter),
                 ConvergenceWarning,
-                stacklevel=3,  # the caller of fit
+                stacklevel=4,  # the caller of fit (under its decorator)
             )
-        return loss, result
+        return result
 
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
 
@@ -557,21 +609,46 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         self._reset_device_cache()
         xp = compute_namespace()
         family = input_family(X)
+        X_in = X
         X = validate_data(self, X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
+        # scikit-learn's callbacks (1.9+): the fit, and one task per iteration.
+        # They see the data as given (the fit may have uploaded a copy).
+        metadata = None if sample_weight is None else {"sample_weight": sample_weight}
+        context = init_callback_context(
+            self, max_subtasks=max(self.max_iter, 1) + 1
+        ).call_on_fit_task_begin(estimator=self, X=X_in, y=y, metadata=metadata)
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
         x0 = None
         if self.warm_start and hasattr(self, "coef_"):
             x0 = self._warm_start_params(classes, X.shape[1], xp)
         inverse_C = xp.asarray([self._inverse_C(self.C)])
-        loss, result = self._solve(
-            X, classes, y_index, sample_weight, inverse_C, xp, x0=x0
-        )
+        loss = self._loss(X, classes, y_index, sample_weight, inverse_C, xp)
+        if x0 is None:
+            x0 = xp.zeros((1, loss.n_params))
+        iterations = None
+        if hasattr(self, "_skl_callbacks"):
+
+            def fitted(params):
+                W, b = loss.split(params)
+                return {
+                    "classes_": classes,
+                    "coef_": to_family(W[0].astype(X.dtype), family),
+                    "intercept_": to_family(b[0].astype(X.dtype), family),
+                }
+
+            iterations = _IterationTasks(context, self, X_in, y, metadata, fitted, x0)
+        result = self._minimize(loss, xp, x0=x0, callback=iterations)
+        if iterations is not None:
+            iterations.close()
         W, b = loss.split(result.x)
         dtype = X.dtype
         self.classes_ = classes
         self.coef_ = to_family(W[0].astype(dtype), family)
         self.intercept_ = to_family(b[0].astype(dtype), family)
         self.n_iter_ = np.minimum(result.n_iter, self.max_iter).astype(np.int32)
+        context.call_on_fit_task_end(
+            estimator=self, X=X_in, y=y, metadata=metadata, reconstruction_attributes={}
+        )
         return self
 
     def _warm_start_params(self, classes, n_features, xp):
@@ -653,6 +730,7 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
         scikit-learn would. Returns an iterator of :class:`LogisticBatch`
         (see ``docs/search.rst``).
         """
+        validate_estimator_params(self)
         self._check_options()
         xp = compute_namespace()
         X = check_array(X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
@@ -676,8 +754,8 @@ class LogisticRegression(ClassifierMixin, DeviceCacheMixin, BaseEstimator):
                     parts = X[train], classes, indices, w_fold
                 else:
                     parts = (X[train], *_fold_labels(y, train, xp), w_fold)
-            loss, result = self._solve(*parts, inverse_C, xp)
-            W, b = loss.split(result.x)
+            loss = self._loss(*parts, inverse_C, xp)
+            W, b = loss.split(self._minimize(loss, xp).x)
             yield LogisticBatch(W.astype(X.dtype), b.astype(X.dtype), parts[1])
 
     def __sklearn_tags__(self):

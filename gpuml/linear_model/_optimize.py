@@ -536,6 +536,7 @@ def lbfgs(
     history: int = 10,
     max_line_search: int = 50,
     verbose: int = 0,
+    callback: Callable | None = None,
 ) -> LbfgsResult:
     """Minimise the rows of ``x0`` independently; ``fun(x) -> (f (k,), g (k, d))``.
 
@@ -558,11 +559,16 @@ def lbfgs(
         Most function evaluations per line search (SciPy's ``maxls``).
     verbose : int, default=0
         Print the largest gradient entry of the running rows every iteration.
+    callback : callable, default=None
+        For one row (``k == 1``): called with the new point, a ``(1, d)``
+        copy, after each iteration, as SciPy's ``callback`` is.
     """
     if not 0 < history <= _MAX_HISTORY:
         raise ValueError(f"history must be in [1, {_MAX_HISTORY}]; got {history}.")
     x = xp.array(x0, dtype=xp.float64)
     k, n = x.shape
+    if callback is not None and k != 1:
+        raise ValueError(f"callback needs a single row; got {k} rows.")
     S = xp.zeros((k, history, n))
     Y = xp.zeros((k, history, n))
     direction = xp.zeros((k, n))
@@ -640,6 +646,8 @@ def lbfgs(
                     still.append(r)
             searching = still
             _advance(x, g, trial, g_trial, direction, S, Y, control, xp)
+            if callback is not None and control[0, 0] > 0:
+                callback(x.copy())
         iteration += 1
         if verbose:
             running = [r for r, row in enumerate(rows) if row.status is None]

@@ -56,12 +56,15 @@ def _is_sample_aligned(value, n_samples: int) -> bool:
 
 
 def indexable(value):
-    """``value`` as a search can take rows of it: sparse matrices (host or
-    device) in CSR, as scikit-learn's ``indexable`` makes them (COO, DIA and
-    BSR cannot be indexed by rows); anything else unchanged."""
-    if is_sparse(value) and value.format != "csr":
-        return value.tocsr()
-    return value
+    """``value`` as a search can take rows of it, as scikit-learn's
+    ``indexable`` makes it: sparse matrices (host or device) in CSR (COO, DIA
+    and BSR cannot be indexed by rows), objects that cannot be indexed at all
+    as NumPy arrays, anything else unchanged."""
+    if is_sparse(value):
+        return value if value.format == "csr" else value.tocsr()
+    if value is None or hasattr(value, "__getitem__") or hasattr(value, "iloc"):
+        return value
+    return np.array(value)
 
 
 def upload(value, xp: ModuleType):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections import defaultdict
+from inspect import signature
 
 import numpy as np
 from sklearn import get_config as sk_get_config
@@ -38,9 +39,10 @@ from sklearn.utils.validation import check_consistent_length
 from gpuml._array import compute_namespace, input_family, to_host
 from gpuml._sklearn_compat import (
     HasMethods,
+    fit_context,
+    init_callback_context,
     insert_error_scores,
     num_samples,
-    validate_estimator_params,
 )
 from gpuml.base import accepts_device_input, move_fitted_to_family
 from gpuml.metrics._scorer import (
@@ -49,7 +51,9 @@ from gpuml.metrics._scorer import (
     _check_multimetric_scoring,
     check_scoring,
 )
+from gpuml.model_selection import _parallel
 from gpuml.model_selection._batch import final_step, group_candidates, is_pipeline
+from gpuml.model_selection._callbacks import NO_HOOKS, EvaluationHooks
 from gpuml.model_selection._dask import search_client
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._results import Options, resolve_deferred
@@ -136,36 +140,75 @@ def evaluate(
     score_params,
     options: Options,
     client=None,
+    hooks=NO_HOOKS,
+    n_jobs=None,
+    pre_dispatch="2*n_jobs",
 ) -> list[dict]:
     """Results of every candidate on every fold, candidate-major (as sklearn).
 
     In process, each unit of work runs on all folds at once (a batched
-    estimator shares work across folds); through a Dask ``client``, each
-    unit and fold is one task (see ``_dask.py``).
+    estimator shares work across folds), and with ``n_jobs`` the host work
+    that cannot be batched is spread over joblib workers (``_parallel.py``);
+    through a Dask ``client``, each unit and fold is one task (``_dask.py``).
+    ``hooks`` are the callback hooks of the evaluations (``_callbacks.py``):
+    work sent to other processes has its hooks called here, around it.
     """
     groups = group_candidates(estimator, candidates)
     units = list(_units(estimator, groups))
-    if client is not None:
-        from gpuml.model_selection._dask import dispatch
+    table: dict = {}
+    spread: list = []
+    if client is None and _parallel.wants_workers(n_jobs):
+        units, spread = _parallel.host_units(estimator, units, data.xp)
+    pairs = [
+        (index, split)
+        for _, unit_groups in ([] if client is None else units) + spread
+        for group in unit_groups
+        for index, _ in group.members
+        for split in range(len(folds))
+    ]
 
-        table = dispatch(
-            client, estimator, units, data, folds, scorer, score_params, options
-        )
-    else:
-        table = {}
-        splits = list(range(len(folds)))
-        for unit in units:
-            evaluate_unit(
-                estimator,
-                unit,
-                data,
-                folds,
-                splits,
-                scorer,
-                score_params,
-                options,
-                table,
+    def rows(split):
+        return lambda: data.view(False).rows(folds[split][0])
+
+    for index, split in pairs:
+        hooks.begin(index, split, rows(split))
+    try:
+        if client is not None:
+            from gpuml.model_selection._dask import dispatch
+
+            table = dispatch(
+                client, estimator, units, data, folds, scorer, score_params, options
             )
+        else:
+            if spread:
+                table = _parallel.run(
+                    n_jobs,
+                    pre_dispatch,
+                    estimator,
+                    spread,
+                    data,
+                    folds,
+                    scorer,
+                    score_params,
+                    options,
+                )
+            splits = list(range(len(folds)))
+            for unit in units:
+                evaluate_unit(
+                    estimator,
+                    unit,
+                    data,
+                    folds,
+                    splits,
+                    scorer,
+                    score_params,
+                    options,
+                    table,
+                    hooks,
+                )
+    finally:
+        for index, split in pairs:
+            hooks.end(index, split, rows(split))
     out = [table[i, s] for i in range(len(candidates)) for s in range(len(folds))]
     resolve_deferred(out)
     return out
@@ -262,6 +305,7 @@ class _DeviceSearchMixin:
             return {}
         return {"sample_weight": weight}
 
+    @fit_context(prefer_skip_nested_validation=False)  # estimator not validated
     def fit(self, X, y=None, **params):
         """Run fit with all sets of parameters, on the compute device.
 
@@ -285,7 +329,6 @@ class _DeviceSearchMixin:
         self : object
             Instance of fitted estimator.
         """
-        validate_estimator_params(self)
         if sk_get_config().get("enable_metadata_routing", False):
             raise NotImplementedError(
                 "gpuml's searches do not support metadata routing yet. Disable it "
@@ -304,6 +347,12 @@ class _DeviceSearchMixin:
         self.n_splits_ = cv_orig.get_n_splits(_placeholder(n_samples), y_host, groups)
         base_estimator = clone(self.estimator)
         data = SearchData(X, y, params, compute_namespace())
+        # scikit-learn's callbacks (1.9+): the search's task tree (see _callbacks).
+        weight = params.get("sample_weight")
+        metadata = None if weight is None else {"sample_weight": weight}
+        root_context = init_callback_context(
+            self, max_subtasks=1 + (self.refit is not False)
+        ).call_on_fit_task_begin(estimator=self, X=X, y=y, metadata=metadata)
 
         # The evaluate_candidates callback of scikit-learn's _run_search design,
         # run in process or through the search's Dask client.
@@ -325,6 +374,19 @@ class _DeviceSearchMixin:
                     raise ValueError(
                         "cv.split and cv.get_n_splits return inconsistent results. "
                         f"Expected {n_splits} splits, got {len(folds)}"
+                    )
+                hooks = NO_HOOKS
+                if callback_ctx is not None:
+                    hooks = EvaluationHooks(
+                        self,
+                        {
+                            (i, s): callback_ctx.subcontext(
+                                task_name="candidate-split-evaluation",
+                                task_id=i * n_splits + s,
+                            )
+                            for i in range(len(candidate_params))
+                            for s in range(n_splits)
+                        },
                     )
                 if self.verbose > 0:
                     n = len(candidate_params)
@@ -348,6 +410,9 @@ class _DeviceSearchMixin:
                     score_params,
                     options,
                     client,
+                    hooks,
+                    self.n_jobs,
+                    self.pre_dispatch,
                 )
                 if not out:
                     raise ValueError(
@@ -368,7 +433,10 @@ class _DeviceSearchMixin:
                 )
                 return results
 
-            self._run_search(evaluate_candidates)
+            if "callback_ctx" in signature(self._run_search).parameters:
+                self._run_search(evaluate_candidates, callback_ctx=root_context)
+            else:  # scikit-learn < 1.9, or a search class of one's own
+                self._run_search(evaluate_candidates)
 
         first_test_score = all_out[0]["test_scores"]
         self.multimetric_ = isinstance(first_test_score, dict)
@@ -385,26 +453,36 @@ class _DeviceSearchMixin:
                 ]
             self.best_params_ = results["params"][self.best_index_]
         if self.refit:
-            self._refit(base_estimator, data)
+            refit_context = root_context.subcontext(task_name="refit-with-best-params")
+            self._refit(base_estimator, data, refit_context, metadata)
+            refit_context.call_on_fit_task_end(
+                estimator=self, X=X, y=y, metadata=metadata
+            )
         self.scorer_ = self._public_scorer(scorer)
         self.cv_results_ = results
+        root_context.call_on_fit_task_end(estimator=self, X=X, y=y, metadata=metadata)
         return self
 
-    def _refit(self, base_estimator, data: SearchData) -> None:
+    def _refit(self, base_estimator, data: SearchData, context, metadata) -> None:
         """Fit the best candidate on all the data, where the search computed.
 
         Input with feature names (a DataFrame) is refitted as given, so the
         names are kept; otherwise the device-resident copy is used and the
-        fitted arrays are moved back to the family of ``X``.
+        fitted arrays are moved back to the family of ``X``. ``context`` is
+        the refit's callback context: callbacks are propagated into the fit.
         """
         best = clone(base_estimator).set_params(**clone(self.best_params_, safe=False))
         on_compute = accepts_device_input(best) and not hasattr(data.X, "columns")
         view = data.view(on_compute)
         start = time.perf_counter()
-        if view.y is None:
-            best.fit(view.X, **view.fit_params)
-        else:
-            best.fit(view.X, view.y, **view.fit_params)
+        with context.propagate_callback_context(best):
+            context.call_on_fit_task_begin(
+                estimator=self, X=data.X, y=data.y, metadata=metadata
+            )
+            if view.y is None:
+                best.fit(view.X, **view.fit_params)
+            else:
+                best.fit(view.X, view.y, **view.fit_params)
         if on_compute and input_family(view.X) != data.family:
             move_fitted_to_family(best, data.family)
         self.refit_time_ = time.perf_counter() - start
@@ -475,10 +553,6 @@ class GridSearchCV(_DeviceSearchMixin, sk.GridSearchCV):
         )
         self.client = client
 
-    def _run_search(self, evaluate_candidates):
-        """Search all candidates in param_grid."""
-        evaluate_candidates(sk.ParameterGrid(self.param_grid))
-
     __doc__ = (
         "Exhaustive search over a parameter grid, on the compute device.\n\n"
         "A drop-in replacement for :class:`sklearn.model_selection.GridSearchCV`"
@@ -540,14 +614,6 @@ class RandomizedSearchCV(_DeviceSearchMixin, sk.RandomizedSearchCV):
             return_train_score=return_train_score,
         )
         self.client = client
-
-    def _run_search(self, evaluate_candidates):
-        """Search n_iter candidates from param_distributions."""
-        evaluate_candidates(
-            sk.ParameterSampler(
-                self.param_distributions, self.n_iter, random_state=self.random_state
-            )
-        )
 
     __doc__ = (
         "Randomized search over parameter settings, on the compute device.\n\n"

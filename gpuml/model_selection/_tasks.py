@@ -39,6 +39,7 @@ from sklearn.utils import get_tags
 from gpuml._array import to_host
 from gpuml.base import BatchUnsupported, accepts_device_input
 from gpuml.model_selection._batch import Group, batch_scorers, final_step
+from gpuml.model_selection._callbacks import NO_HOOKS
 from gpuml.model_selection._data import DataView, take
 from gpuml.model_selection._results import (
     Deferred,
@@ -67,11 +68,13 @@ def fit_and_score(
     params: dict,
     candidate: int,
     split: int,
+    hooks=NO_HOOKS,
 ) -> dict:
     """Fit ``estimator`` (already configured) on ``train`` and score it.
 
     scikit-learn's ``_fit_and_score``, reading the view's arrays: device
     arrays for gpuml estimators on a GPU, so that nothing crosses the bus.
+    ``hooks`` are the search's callback hooks (``_callbacks.py``).
     """
     pairwise = get_tags(estimator).input_tags.pairwise
     X_train, y_train, fit_params = view.rows(
@@ -79,32 +82,37 @@ def fit_and_score(
     )
     X_test, y_test, _ = view.rows(test, pairwise_with=train if pairwise else None)
     test_params, train_params = _score_params(view, score_params, train, test)
+    rows = (X_train, y_train, fit_params)
     start = time.perf_counter()
     try:
-        if y_train is None:
-            estimator.fit(X_train, **fit_params)
-        else:
-            estimator.fit(X_train, y_train, **fit_params)
-        synchronize(view.xp)
-    except Exception:
-        if options.error_score == "raise":
-            raise
-        result = failed_result(
-            scorer, options, time.perf_counter() - start, _length(X_test)
+        try:
+            with hooks.fitting(candidate, split, estimator, rows):
+                if y_train is None:
+                    estimator.fit(X_train, **fit_params)
+                else:
+                    estimator.fit(X_train, y_train, **fit_params)
+            synchronize(view.xp)
+        except Exception:
+            if options.error_score == "raise":
+                raise
+            result = failed_result(
+                scorer, options, time.perf_counter() - start, _length(X_test)
+            )
+            print_end(result, params, options, candidate, split)
+            return result
+        return _score_fitted(
+            estimator,
+            (X_train, y_train, train_params),
+            (X_test, y_test, test_params),
+            scorer,
+            options,
+            fit_time=time.perf_counter() - start,
+            params=params,
+            candidate=candidate,
+            split=split,
         )
-        print_end(result, params, options, candidate, split)
-        return result
-    return _score_fitted(
-        estimator,
-        (X_train, y_train, train_params),
-        (X_test, y_test, test_params),
-        scorer,
-        options,
-        fit_time=time.perf_counter() - start,
-        params=params,
-        candidate=candidate,
-        split=split,
-    )
+    finally:
+        hooks.end(candidate, split, rows)
 
 
 def _score_fitted(
@@ -160,6 +168,7 @@ def evaluate_unit(
     score_params: dict,
     options: Options,
     table: dict,
+    hooks=NO_HOOKS,
 ) -> None:
     """Evaluate one unit of work on the folds numbered ``splits``.
 
@@ -168,7 +177,8 @@ def evaluate_unit(
     a Pipeline that share a fitted prefix. ``data`` is the search's
     :class:`~gpuml.model_selection._data.SearchData`; the unit reads the
     compute view when every configured estimator accepts device input, else
-    the host view. Records go to ``table[candidate, split]``.
+    the host view. Records go to ``table[candidate, split]``; ``hooks`` are
+    the search's callback hooks (``_callbacks.py``).
     """
     pipeline, groups = unit
     configured = [
@@ -187,6 +197,7 @@ def evaluate_unit(
                 score_params,
                 options,
                 table,
+                hooks,
             )
     else:
         evaluate_pipeline_groups(
@@ -199,6 +210,7 @@ def evaluate_unit(
             score_params,
             options,
             table,
+            hooks,
         )
 
 
@@ -212,6 +224,7 @@ def evaluate_group(
     score_params: dict,
     options: Options,
     table: dict,
+    hooks=NO_HOOKS,
 ) -> None:
     """Evaluate a group's candidates on the folds ``splits``, filling
     ``table[i, s]``.
@@ -233,6 +246,7 @@ def evaluate_group(
             score_params,
             options,
             table,
+            hooks,
         )
     for split in remaining:
         train, test = folds[split]
@@ -249,6 +263,7 @@ def evaluate_group(
                 params=params,
                 candidate=index,
                 split=split,
+                hooks=hooks,
             )
 
 
@@ -259,8 +274,23 @@ def has_prefix(pipeline) -> bool:
     )
 
 
+def _training_rows(view: DataView, train):
+    """The training rows of a fold, formed only when called (for the
+    callback hooks of candidates whose batch never forms them)."""
+    return lambda: view.rows(train)
+
+
 def _evaluate_batched(
-    configured, group, view, folds, splits, scorers, score_params, options, table
+    configured,
+    group,
+    view,
+    folds,
+    splits,
+    scorers,
+    score_params,
+    options,
+    table,
+    hooks=NO_HOOKS,
 ) -> list:
     """Fit and score a group with one ``_fit_batch`` over the folds ``splits``;
     return the splits left undone."""
@@ -274,14 +304,20 @@ def _evaluate_batched(
     start = time.perf_counter()
     done = 0  # folds fitted and scored from the batch
     try:
-        batches = step._fit_batch(
-            view.X,
-            view.y,
-            group.param_sets(),
-            folds=trains,
-            sample_weight=sample_weight,
+        batches = iter(
+            step._fit_batch(
+                view.X,
+                view.y,
+                group.param_sets(),
+                folds=trains,
+                sample_weight=sample_weight,
+            )
         )
-        for split, model in zip(splits, batches, strict=False):
+        for split in splits:
+            rows = _training_rows(view, folds[split][0])
+            for index, _ in group.members:
+                hooks.begin(index, split, rows)
+            model = next(batches)
             synchronize(view.xp)
             fit_time = time.perf_counter() - start
             train, test = folds[split]
@@ -298,6 +334,8 @@ def _evaluate_batched(
                 fit_time=fit_time,
                 split=split,
             )
+            for index, _ in group.members:
+                hooks.end(index, split, rows)
             done += 1
             start = time.perf_counter()
     except Exception as exc:
@@ -393,7 +431,16 @@ def _record_batch(
 
 
 def evaluate_pipeline_groups(
-    pipeline, groups: list, view, folds, splits, scorer, score_params, options, table
+    pipeline,
+    groups: list,
+    view,
+    folds,
+    splits,
+    scorer,
+    score_params,
+    options,
+    table,
+    hooks=NO_HOOKS,
 ) -> None:
     """Groups of a Pipeline sharing their prefix parameters, fold by fold.
 
@@ -438,6 +485,8 @@ def evaluate_pipeline_groups(
                 result = failed_result(scorer, options, elapsed, _length(X_test))
                 table[index, split] = result
                 print_end(result, params, options, index, split)
+                hooks.begin(index, split, (X_train, y_train, {}))
+                hooks.end(index, split, (X_train, y_train, {}))
             continue
         prefix_time = (time.perf_counter() - start) / len(members)
         fold = _PipelineFold(
@@ -463,6 +512,7 @@ def evaluate_pipeline_groups(
                     options,
                     table,
                     split,
+                    hooks,
                 ):
                     continue
                 del batched[position]  # fitted one by one from now on
@@ -479,6 +529,7 @@ def evaluate_pipeline_groups(
                     params=params,
                     candidate_index=index,
                     split=split,
+                    hooks=hooks,
                 )
 
 
@@ -506,10 +557,14 @@ def _pipeline_batch(
     options,
     table,
     split,
+    hooks=NO_HOOKS,
 ) -> bool:
     """The final step's batched fit on a fold; False when it fell back."""
     _, final = final_step(configured)
     Xt_train, Xt_test = fold.transformed
+    rows = (*fold.train, {})
+    for index, _ in group.members:
+        hooks.begin(index, split, rows)
     start = time.perf_counter()
     try:
         model = next(
@@ -542,6 +597,8 @@ def _pipeline_batch(
     except Exception as exc:
         _batch_fell_back(exc, group, split, options)
         return False
+    for index, _ in group.members:
+        hooks.end(index, split, rows)
     return True
 
 
@@ -557,44 +614,53 @@ def _pipeline_one(
     params,
     candidate_index,
     split,
+    hooks=NO_HOOKS,
 ) -> dict:
-    """One candidate's final step on a fold whose prefix is fitted."""
+    """One candidate's final step on a fold whose prefix is fitted.
+
+    Callbacks are propagated into the final step, the one estimator fitted.
+    """
     train, test = indices
     fitted_final = candidate.steps[-1][1]
     Xt_train, _ = fold.transformed
     y_train = fold.train[1]
+    rows = (*fold.train, {})
     start = time.perf_counter()
     try:
-        if y_train is None:
-            fitted_final.fit(Xt_train, **fold.final_params)
-        else:
-            fitted_final.fit(Xt_train, y_train, **fold.final_params)
-        synchronize(view.xp)
-    except Exception:
-        if options.error_score == "raise":
-            raise
-        result = failed_result(
+        try:
+            with hooks.fitting(candidate_index, split, fitted_final, rows):
+                if y_train is None:
+                    fitted_final.fit(Xt_train, **fold.final_params)
+                else:
+                    fitted_final.fit(Xt_train, y_train, **fold.final_params)
+            synchronize(view.xp)
+        except Exception:
+            if options.error_score == "raise":
+                raise
+            result = failed_result(
+                scorer,
+                options,
+                time.perf_counter() - start + fold.prefix_time,
+                _length(fold.test[0]),
+            )
+            print_end(result, params, options, candidate_index, split)
+            return result
+        assembled = copy.copy(candidate)
+        assembled.steps = [*fold.prefix.steps, (fold.name, fitted_final)]
+        test_params, train_params = _score_params(view, score_params, train, test)
+        return _score_fitted(
+            assembled,
+            (*fold.train, train_params),
+            (*fold.test, test_params),
             scorer,
             options,
-            time.perf_counter() - start + fold.prefix_time,
-            _length(fold.test[0]),
+            fit_time=time.perf_counter() - start + fold.prefix_time,
+            params=params,
+            candidate=candidate_index,
+            split=split,
         )
-        print_end(result, params, options, candidate_index, split)
-        return result
-    assembled = copy.copy(candidate)
-    assembled.steps = [*fold.prefix.steps, (fold.name, fitted_final)]
-    test_params, train_params = _score_params(view, score_params, train, test)
-    return _score_fitted(
-        assembled,
-        (*fold.train, train_params),
-        (*fold.test, test_params),
-        scorer,
-        options,
-        fit_time=time.perf_counter() - start + fold.prefix_time,
-        params=params,
-        candidate=candidate_index,
-        split=split,
-    )
+    finally:
+        hooks.end(candidate_index, split, rows)
 
 
 def _split_pipeline_params(fit_params: dict, final_name: str):

@@ -29,7 +29,11 @@ from gpuml._array import (
     to_namespace,
 )
 from gpuml._reductions import column_moments
-from gpuml._sklearn_compat import validate_estimator_params
+from gpuml._sklearn_compat import (
+    CallbackSupportMixin,
+    fit_context,
+    init_callback_context,
+)
 from gpuml._validation import check_array, check_sample_weight, validate_data
 from gpuml.base import DeviceCacheMixin
 
@@ -278,7 +282,11 @@ def _may_overwrite(validated, original, copy: bool) -> bool:
 
 
 class StandardScaler(
-    OneToOneFeatureMixin, TransformerMixin, DeviceCacheMixin, BaseEstimator
+    CallbackSupportMixin,
+    OneToOneFeatureMixin,
+    TransformerMixin,
+    DeviceCacheMixin,
+    BaseEstimator,
 ):
     """Standardize features by removing the mean and scaling to unit variance.
 
@@ -404,6 +412,7 @@ class StandardScaler(
         self._reset()
         return self.partial_fit(X, y, sample_weight)
 
+    @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, sample_weight=None):
         """Update the mean and standard deviation with a batch of samples.
 
@@ -428,10 +437,10 @@ class StandardScaler(
         self : object
             Fitted scaler.
         """
-        validate_estimator_params(self)
         xp = compute_namespace()
         family = input_family(X)
         first_call = not hasattr(self, "n_samples_seen_")
+        X_in = X
         X = validate_data(
             self,
             X,
@@ -440,6 +449,11 @@ class StandardScaler(
             accept_sparse=("csr", "csc"),
             dtype=_FLOAT_DTYPES,
             allow_nan=True,
+        )
+        # scikit-learn's callbacks (1.9+): one task per call, seeing the data
+        # as given (the fit may have uploaded a copy).
+        context = init_callback_context(self).call_on_fit_task_begin(
+            estimator=self, X=X_in, y=y, metadata={"sample_weight": sample_weight}
         )
         if first_call:
             self._reset_device_cache()
@@ -506,6 +520,13 @@ class StandardScaler(
         self.mean_ = None if mean is None else to_family(mean, family)
         self.var_ = None if var is None else to_family(var, family)
         self.scale_ = None if scale is None else to_family(scale, family)
+        context.call_on_fit_task_end(
+            estimator=self,
+            X=X_in,
+            y=y,
+            metadata={"sample_weight": sample_weight},
+            reconstruction_attributes={},
+        )
         return self
 
     @staticmethod

@@ -7,6 +7,7 @@ within 1e-6 (float64 data), same ``best_params_``.
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 import warnings
@@ -386,6 +387,60 @@ def test_scoring_callable_without_y(backend, rng):
     ours = GridSearchCV(StandardScaler(), grid, scoring=spread)
     ours.fit(backend.asarray(X))
     assert_results_match(ours, theirs)
+
+
+def test_n_jobs_spreads_host_work_over_joblib_workers(backend, rng):
+    """``n_jobs`` as in scikit-learn for the work gpuml cannot batch: an
+    estimator that is not gpuml's is fitted in joblib's workers, with
+    scikit-learn's results."""
+    X, y = classification(rng)
+    grid = {"C": [0.1, 1.0, 10.0]}
+    theirs = SkGridSearchCV(LogisticRegression(), grid, cv=3).fit(X, y)
+    for n_jobs in (None, 2):
+        ours = GridSearchCV(LogisticRegression(), grid, cv=3, n_jobs=n_jobs)
+        ours.fit(backend.asarray(X), backend.asarray(y))
+        assert_results_match(ours, theirs)
+
+    def process(estimator, X, y):
+        return float(os.getpid())
+
+    pids = GridSearchCV(LogisticRegression(), grid, cv=3, n_jobs=2, scoring=process)
+    pids.fit(backend.asarray(X), backend.asarray(y))
+    assert os.getpid() not in pids.cv_results_["split0_test_score"]
+
+
+def test_n_jobs_keeps_batched_and_device_work_in_process(backend, rng, monkeypatch):
+    """Batched groups stay in the calling process whatever ``n_jobs``; gpuml
+    estimators fitted one by one go to workers only when they compute with
+    NumPy (on a GPU they read device-resident data)."""
+    from gpuml.model_selection import _parallel
+
+    sent = []
+    run = _parallel.run
+
+    def recording_run(n_jobs, pre_dispatch, estimator, units, *args):
+        sent.extend(
+            index for _, groups in units for g in groups for index, _ in g.members
+        )
+        return run(n_jobs, pre_dispatch, estimator, units, *args)
+
+    monkeypatch.setattr(_parallel, "run", recording_run)
+    X, y = regression(rng)
+    # Distinct alphas per solver: equal alphas would tie to rounding.
+    grid = [
+        {"alpha": ALPHAS[:3], "solver": ["cholesky"]},
+        {"alpha": ALPHAS[3:], "solver": ["sparse_cg"]},
+    ]
+    theirs = SkGridSearchCV(SkRidge(tol=1e-10), grid, cv=3).fit(X, y)
+    ours = GridSearchCV(Ridge(tol=1e-10), grid, cv=3, n_jobs=2)
+    ours.fit(backend.asarray(X), backend.asarray(y))
+    assert_results_match(ours, theirs)
+    one_by_one = [
+        i
+        for i, p in enumerate(ours.cv_results_["params"])
+        if p["solver"] == "sparse_cg"
+    ]
+    assert sorted(sent) == (one_by_one if backend.device == "cpu" else [])
 
 
 # --------------------------------------------------------------------------
