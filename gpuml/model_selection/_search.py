@@ -513,8 +513,14 @@ _FIT_NOTE = """
     address), else the client of an active
     ``joblib.parallel_config(backend="dask")``, else the current client.
     Each worker receives the data once and keeps them on its GPU; the best
-    candidate is refitted in the calling process. ``n_jobs`` and
-    ``pre_dispatch`` are accepted and ignored. See "Scaling out".
+    candidate is refitted in the calling process. See "Scaling out".
+
+    Without a client, ``n_jobs`` and ``pre_dispatch`` spread over joblib
+    workers the work gpuml cannot batch on the device (an estimator that is
+    not gpuml's, fitted one candidate and split per task, as scikit-learn
+    does); batched and device work stays in the calling process.
+    scikit-learn 1.9's callbacks (``set_callbacks``) are called on
+    scikit-learn's tasks.
 """
 
 
