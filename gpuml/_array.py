@@ -126,6 +126,15 @@ def to_family(array, family: str):
     return to_namespace(array, get_cupy())
 
 
+def to_family_attribute(value, family: str):
+    """A fitted attribute in ``family``; a 0-d host array becomes a NumPy
+    scalar, as scikit-learn stores scalar attributes."""
+    value = to_family(value, family)
+    if family == HOST and isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
 def _chunk_ranges(n_bytes: int) -> list[tuple[int, int]]:
     """Split ``n_bytes`` into one chunk-aligned byte range per transfer thread."""
     n_chunks = -(-n_bytes // _CHUNK_BYTES)

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-import numpy as np
-
-from gpuml._array import namespace_of, to_family, to_namespace
+from gpuml._array import namespace_of, to_family_attribute, to_namespace
 
 
 class DeviceCacheMixin:
@@ -71,10 +69,7 @@ def move_fitted_to_family(estimator, family: str) -> None:
         return
     for name, value in list(vars(estimator).items()):
         if name.endswith("_") and not name.startswith("_") and hasattr(value, "shape"):
-            moved = to_family(value, family)
-            if moved.ndim == 0 and namespace_of(moved) is np:
-                moved = moved[()]  # a NumPy scalar, as fitting on host data gives
-            setattr(estimator, name, moved)
+            setattr(estimator, name, to_family_attribute(value, family))
 
 
 def accepts_device_input(estimator) -> bool:

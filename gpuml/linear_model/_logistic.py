@@ -88,7 +88,8 @@ def _expit(values, xp: ModuleType):
     """The logistic sigmoid, accurate in both tails (``exp`` of ``-|z|`` only,
     so nothing overflows)."""
     e = xp.exp(-xp.abs(values))
-    return xp.where(values >= 0, 1.0, e) / (1.0 + e)
+    p = 1.0 / (1.0 + e)
+    return xp.where(values >= 0, p, e * p)
 
 
 @functools.cache
@@ -781,7 +782,7 @@ def _log_probabilities(scores, xp, *, binary: bool):
     a probability: ``-log(1 + exp(-+z))`` for the two binary columns, ``z -
     logsumexp(z)`` for the multinomial model."""
     if binary:
-        return -xp.logaddexp(0, xp.stack([scores, -scores], axis=-1))
+        return -xp.logaddexp(0.0, xp.stack([scores, -scores], axis=-1))
     shifted = scores - scores.max(axis=-1, keepdims=True)
     return shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
 

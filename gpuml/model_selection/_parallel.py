@@ -24,7 +24,6 @@ from joblib import effective_n_jobs
 from sklearn.base import clone
 from sklearn.utils.parallel import Parallel, delayed
 
-from gpuml._array import compute_namespace
 from gpuml._config import config_context, get_config
 from gpuml.base import accepts_device_input
 from gpuml.model_selection._batch import Group
@@ -63,7 +62,8 @@ def run_task(estimator, unit, arrays, folds, split, scorer, options, config) -> 
     """One unit of work on one fold, in a worker: ``[(candidate, split, record)]``."""
     X, y, fit_params, score_params = arrays
     with config_context(**config):
-        data = SearchData(X, y, fit_params, compute_namespace())
+        # Units sent here read host data (see host_units): NumPy holds them.
+        data = SearchData(X, y, fit_params, np)
         table: dict = {}
         evaluate_unit(
             estimator, unit, data, folds, [split], scorer, score_params, options, table

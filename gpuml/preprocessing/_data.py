@@ -21,11 +21,11 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import (
-    HOST,
     compute_namespace,
     input_family,
     is_sparse,
     to_family,
+    to_family_attribute,
     to_namespace,
 )
 from gpuml._reductions import column_moments
@@ -258,14 +258,6 @@ def _scale_sparse(X, factor, *, xp, inplace: bool):
     _, cols = _sparse_coords(X, xp)
     X.data *= factor[cols]
     return X
-
-
-def _to_attribute(value, family: str):
-    """A fitted value in the training family; host scalars as NumPy scalars."""
-    value = to_family(value, family)
-    if family == HOST and isinstance(value, np.ndarray) and value.ndim == 0:
-        return value[()]
-    return value
 
 
 def _may_overwrite(validated, original, copy: bool) -> bool:
@@ -516,7 +508,7 @@ class StandardScaler(
             n_seen = n_seen[0]
         scale = scale_from_var(var, mean, n_seen, xp=xp) if self.with_std else None
 
-        self.n_samples_seen_ = _to_attribute(n_seen, family)
+        self.n_samples_seen_ = to_family_attribute(n_seen, family)
         self.mean_ = None if mean is None else to_family(mean, family)
         self.var_ = None if var is None else to_family(var, family)
         self.scale_ = None if scale is None else to_family(scale, family)
