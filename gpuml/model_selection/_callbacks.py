@@ -18,9 +18,9 @@ candidate (so that auto-propagated callbacks reach its own ``fit``);
   training rows are handed to the hooks lazily (a callable, which scikit-learn's
   context evaluates only for a hook that asks for them), so a batch that
   never forms them does not pay for them;
-- work sent to Dask workers: every begin hook before dispatch and every end
-  hook after it, in the calling process (the workers' fits are not
-  observed).
+- work sent to other processes (joblib workers for ``n_jobs``, Dask
+  workers): every begin hook before dispatch and every end hook after it, in
+  the calling process (the workers' fits are not observed).
 
 Each evaluation's hooks are called once, even when a failed batch refits its
 candidates one by one. Without callbacks (or before scikit-learn 1.9) the
