@@ -6,6 +6,8 @@
   searches with a device-resident ``fit``: data uploaded once, folds indexed
   on the device, candidates batched where the estimator allows it (see
   ``_batch.py``), scores computed on the device.
+- :func:`validation_curve` runs on the same machinery: the values of the
+  parameter form one batch per fold where the estimator allows it.
 """
 
 from gpuml.model_selection._search import GridSearchCV, RandomizedSearchCV
@@ -18,6 +20,7 @@ from gpuml.model_selection._split import (
     split_indices,
     train_test_split,
 )
+from gpuml.model_selection._validation import validation_curve
 
 __all__ = [
     "GridSearchCV",
@@ -29,4 +32,5 @@ __all__ = [
     "StratifiedShuffleSplit",
     "split_indices",
     "train_test_split",
+    "validation_curve",
 ]

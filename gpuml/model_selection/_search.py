@@ -59,6 +59,12 @@ from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._results import Options, resolve_deferred
 from gpuml.model_selection._tasks import evaluate_unit, has_prefix
 
+ROUTING_MESSAGE = (
+    "gpuml's {name} does not support metadata routing yet. Disable it "
+    "(sklearn.set_config(enable_metadata_routing=False)) or use scikit-learn's "
+    "{name}, which accepts gpuml estimators."
+)
+
 
 def _placeholder(n_samples: int) -> np.ndarray:
     """A zero-memory stand-in for ``X`` that splitters can measure."""
@@ -330,11 +336,7 @@ class _DeviceSearchMixin:
             Instance of fitted estimator.
         """
         if sk_get_config().get("enable_metadata_routing", False):
-            raise NotImplementedError(
-                "gpuml's searches do not support metadata routing yet. Disable it "
-                "(sklearn.set_config(enable_metadata_routing=False)) or use "
-                "scikit-learn's search class, which accepts gpuml estimators."
-            )
+            raise NotImplementedError(ROUTING_MESSAGE.format(name=type(self).__name__))
         scorer, refit_metric = self._get_scorers()
         check_consistent_length(X, y)
         params = dict(params)

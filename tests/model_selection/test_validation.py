@@ -1,0 +1,126 @@
+"""validation_curve: scikit-learn's results, computed on the search's machinery."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn import config_context as sk_config_context
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.linear_model import Ridge as SkRidge
+from sklearn.model_selection import GroupKFold
+from sklearn.model_selection import validation_curve as sk_validation_curve
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler as SkStandardScaler
+from sklearn.svm import SVC
+
+from gpuml._sklearn_compat import InvalidParameterError
+from gpuml.linear_model import LogisticRegression, Ridge
+from gpuml.model_selection import validation_curve
+from gpuml.preprocessing import StandardScaler
+from tests.model_selection.test_search import classification, regression
+
+ALPHAS = [1e-3, 1e-1, 1.0, 10.0, 1e3]
+CS = [0.01, 0.1, 1.0, 10.0]
+
+
+def _assert_curves_match(ours, theirs, atol=1e-6):
+    for got, expected in zip(ours, theirs, strict=True):
+        assert type(got) is np.ndarray and got.dtype == np.float64
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["ridge", "logistic", "pipeline", "weighted", "groups", "scoring", "svc-n_jobs"],
+)
+def test_validation_curve_matches_sklearn(backend, rng, case):
+    """Batched groups (Ridge's alpha, LogisticRegression's C, a Pipeline's
+    final step), sample weights, group splitters, scorer names, and an
+    estimator that is not gpuml's over joblib workers."""
+    X, y = regression(rng)
+    kwargs = {"param_name": "alpha", "param_range": ALPHAS}
+    ours_estimator, their_estimator = Ridge(), SkRidge()
+    ours_kwargs, their_kwargs = {}, {}
+    if case in ("logistic", "svc-n_jobs"):
+        X, y = classification(rng)
+        kwargs = {"param_name": "C", "param_range": CS}
+        ours_estimator, their_estimator = LogisticRegression(), SkLogisticRegression()
+        if case == "svc-n_jobs":
+            ours_estimator, their_estimator = SVC(), SVC()
+            ours_kwargs = {"n_jobs": 2}
+    elif case == "pipeline":
+        kwargs = {"param_name": "ridge__alpha", "param_range": ALPHAS}
+        ours_estimator = make_pipeline(StandardScaler(), Ridge())
+        their_estimator = make_pipeline(SkStandardScaler(), SkRidge())
+    elif case == "weighted":
+        sw = rng.uniform(0.5, 2.0, len(y))
+        ours_kwargs = {"params": {"sample_weight": backend.asarray(sw)}}
+        their_kwargs = {"params": {"sample_weight": sw}}
+    elif case == "groups":
+        groups = rng.integers(0, 6, len(y))
+        ours_kwargs = {"groups": backend.asarray(groups), "cv": GroupKFold(3)}
+        their_kwargs = {"groups": groups, "cv": GroupKFold(3)}
+    elif case == "scoring":
+        kwargs["scoring"] = "neg_mean_absolute_error"
+    theirs = sk_validation_curve(their_estimator, X, y, **kwargs, **their_kwargs)
+    ours = validation_curve(
+        ours_estimator,
+        backend.asarray(X),
+        backend.asarray(y),
+        **kwargs,
+        **ours_kwargs,
+    )
+    _assert_curves_match(ours, theirs)
+
+
+def test_values_are_fitted_as_one_batch(backend, rng, monkeypatch):
+    """All the alphas of all the folds: one batched fit (no fit per value)."""
+    calls = []
+    fit_batch = Ridge._fit_batch
+
+    def counting(self, *args, **kwargs):
+        calls.append(len(args[2]))
+        return fit_batch(self, *args, **kwargs)
+
+    def no_fit(self, *args, **kwargs):
+        raise AssertionError("a value was fitted on its own")
+
+    monkeypatch.setattr(Ridge, "_fit_batch", counting)
+    monkeypatch.setattr(Ridge, "fit", no_fit)
+    X, y = regression(rng)
+    validation_curve(
+        Ridge(),
+        backend.asarray(X),
+        backend.asarray(y),
+        param_name="alpha",
+        param_range=ALPHAS,
+        error_score="raise",
+    )
+    assert calls == [len(ALPHAS)]
+
+
+def test_failed_fits_get_error_score(rng):
+    """A value whose fit fails gets ``error_score`` (silently, as in
+    scikit-learn), or raises with ``error_score="raise"``."""
+    X, y = classification(rng)
+    kwargs = {"param_name": "l1_ratio", "param_range": [0.0, 0.5]}
+    theirs = sk_validation_curve(
+        SkLogisticRegression(), X, y, **kwargs, error_score=-1.0
+    )
+    ours = validation_curve(LogisticRegression(), X, y, **kwargs, error_score=-1.0)
+    np.testing.assert_array_equal(ours[1][1], -1.0)
+    np.testing.assert_allclose(ours[1][0], theirs[1][0], atol=1e-6)
+    with pytest.raises(ValueError, match=r"l1_ratio=0\.5"):
+        validation_curve(LogisticRegression(), X, y, **kwargs, error_score="raise")
+
+
+def test_bad_parameters_and_routing_are_refused(rng):
+    X, y = regression(rng)
+    with pytest.raises(InvalidParameterError, match="scoring"):
+        validation_curve(
+            Ridge(), X, y, param_name="alpha", param_range=ALPHAS, scoring="nope"
+        )
+    with sk_config_context(enable_metadata_routing=True):
+        with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
+            validation_curve(Ridge(), X, y, param_name="alpha", param_range=ALPHAS)
