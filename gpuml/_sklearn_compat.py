@@ -9,7 +9,10 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from sklearn.base import _fit_context
-from sklearn.model_selection._validation import _insert_error_scores
+from sklearn.model_selection._validation import (
+    _insert_error_scores,
+    _warn_or_raise_about_fit_failures,
+)
 from sklearn.utils._param_validation import (
     HasMethods,
     Hidden,
@@ -54,6 +57,7 @@ __all__ = [
     "sklearn_scorer_spec",
     "validate_estimator_params",
     "validate_params",
+    "warn_or_raise_about_fit_failures",
 ]
 
 assert_all_finite_element_wise = _assert_all_finite_element_wise
@@ -63,6 +67,9 @@ check_y_host = _check_y
 # A callable ``scoring`` returning a dict: failed fits get ``error_score`` per
 # metric once the metric names are known (scikit-learn's own helper).
 insert_error_scores = _insert_error_scores
+# scikit-learn's FitFailedWarning (or error when every fit failed) of
+# cross_validate, from result records.
+warn_or_raise_about_fit_failures = _warn_or_raise_about_fit_failures
 num_samples = _num_samples
 # ``fit`` decorator: parameter validation (skipped for nested estimators when
 # preferred) and, from scikit-learn 1.9, the callbacks' setup and teardown.

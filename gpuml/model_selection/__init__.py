@@ -6,8 +6,9 @@
   searches with a device-resident ``fit``: data uploaded once, folds indexed
   on the device, candidates batched where the estimator allows it (see
   ``_batch.py``), scores computed on the device.
-- :func:`validation_curve` runs on the same machinery: the values of the
-  parameter form one batch per fold where the estimator allows it.
+- :func:`cross_validate`, :func:`cross_val_score` and :func:`validation_curve`
+  run on the same machinery (in a validation curve, the values of the
+  parameter form one batch per fold where the estimator allows it).
 """
 
 from gpuml.model_selection._search import GridSearchCV, RandomizedSearchCV
@@ -20,7 +21,11 @@ from gpuml.model_selection._split import (
     split_indices,
     train_test_split,
 )
-from gpuml.model_selection._validation import validation_curve
+from gpuml.model_selection._validation import (
+    cross_val_score,
+    cross_validate,
+    validation_curve,
+)
 
 __all__ = [
     "GridSearchCV",
@@ -30,6 +35,8 @@ __all__ = [
     "ShuffleSplit",
     "StratifiedKFold",
     "StratifiedShuffleSplit",
+    "cross_val_score",
+    "cross_validate",
     "split_indices",
     "train_test_split",
     "validation_curve",

@@ -33,6 +33,8 @@ class Options:
     verbose: int
     n_splits: int
     n_candidates: int
+    # Records keep the fitted estimator (cross_validate's return_estimator).
+    return_estimator: bool = False
 
 
 class Deferred:

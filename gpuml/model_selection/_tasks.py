@@ -98,6 +98,7 @@ def fit_and_score(
             result = failed_result(
                 scorer, options, time.perf_counter() - start, _length(X_test)
             )
+            _keep_estimator(result, estimator, options)
             print_end(result, params, options, candidate, split)
             return result
         return _score_fitted(
@@ -133,8 +134,15 @@ def _score_fitted(
     result["n_test_samples"] = _length(test[0])
     result["fit_time"] = fit_time
     result["score_time"] = score_time
+    _keep_estimator(result, estimator, options)
     print_end(result, params, options, candidate, split)
     return result
+
+
+def _keep_estimator(result: dict, estimator, options: Options) -> None:
+    """The fitted (or failed) estimator in the record, when asked for."""
+    if options.return_estimator:
+        result["estimator"] = estimator
 
 
 def _length(X) -> int:
@@ -483,6 +491,8 @@ def evaluate_pipeline_groups(
             elapsed = time.perf_counter() - start
             for index, params in members:
                 result = failed_result(scorer, options, elapsed, _length(X_test))
+                failed = clone(pipeline).set_params(**clone(params, safe=False))
+                _keep_estimator(result, failed, options)
                 table[index, split] = result
                 print_end(result, params, options, index, split)
                 hooks.begin(index, split, (X_train, y_train, {}))
@@ -643,6 +653,7 @@ def _pipeline_one(
                 time.perf_counter() - start + fold.prefix_time,
                 _length(fold.test[0]),
             )
+            _keep_estimator(result, candidate, options)
             print_end(result, params, options, candidate_index, split)
             return result
         assembled = copy.copy(candidate)

@@ -1,13 +1,15 @@
 """Cross-validation helpers that run on the search's machinery.
 
-:func:`validation_curve` is scikit-learn's function of the same name, with
-the search's evaluation underneath (``_search.evaluate``): the data are
-copied to the compute device once, every fold is indexed there, and the
-values of the varied parameter form one batched group where the estimator
-can fit them together (Ridge's ``alpha``, LogisticRegression's ``C``), so a
-validation curve over many values costs about one fit per fold. Work gpuml
-cannot batch runs one value at a time, over ``n_jobs`` joblib workers for
-host work, and through a Dask client when one is active, as a search's.
+:func:`cross_validate`, :func:`cross_val_score` and :func:`validation_curve`
+are scikit-learn's functions of the same names, with the search's evaluation
+underneath (``_search.evaluate``): the data are copied to the compute device
+once, every fold is indexed there and scored there. In
+:func:`validation_curve` the values of the varied parameter form one batched
+group where the estimator can fit them together (Ridge's ``alpha``,
+LogisticRegression's ``C``), so a curve over many values costs about one fit
+per fold. Work gpuml cannot batch runs one fit at a time, over ``n_jobs``
+joblib workers for host work, and through a Dask client when one is active,
+as a search's.
 """
 
 from __future__ import annotations
@@ -25,14 +27,254 @@ from gpuml._array import compute_namespace
 from gpuml._sklearn_compat import (
     HasMethods,
     StrOptions,
+    insert_error_scores,
     num_samples,
     validate_params,
+    warn_or_raise_about_fit_failures,
 )
+from gpuml.base import move_fitted_to_family
 from gpuml.metrics._scorer import check_scoring
 from gpuml.model_selection._dask import search_client
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._results import Options
-from gpuml.model_selection._search import ROUTING_MESSAGE, _host_folds, evaluate
+from gpuml.model_selection._search import (
+    ROUTING_MESSAGE,
+    _fold_indices,
+    _host_folds,
+    _placeholder,
+    evaluate,
+)
+
+
+def _refuse_routing(name: str) -> None:
+    if sk_get_config().get("enable_metadata_routing", False):
+        raise NotImplementedError(ROUTING_MESSAGE.format(name=name))
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods("fit")],
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like", None],
+        "groups": ["array-like", None],
+        "scoring": [
+            StrOptions(set(get_scorer_names())),
+            callable,
+            list,
+            tuple,
+            dict,
+            None,
+        ],
+        "cv": ["cv_object"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+        "params": [dict, None],
+        "pre_dispatch": [Integral, str],
+        "return_train_score": ["boolean"],
+        "return_estimator": ["boolean"],
+        "return_indices": ["boolean"],
+        "error_score": [StrOptions({"raise"}), Real],
+    },
+    prefer_skip_nested_validation=False,  # the estimator is not validated yet
+)
+def cross_validate(
+    estimator,
+    X,
+    y=None,
+    *,
+    groups=None,
+    scoring=None,
+    cv=None,
+    n_jobs=None,
+    verbose=0,
+    params=None,
+    pre_dispatch="2*n_jobs",
+    return_train_score=False,
+    return_estimator=False,
+    return_indices=False,
+    error_score=np.nan,
+):
+    """Scores (and fit and score times) of an estimator on each fold.
+
+    :func:`sklearn.model_selection.cross_validate`, with the same signature
+    and results, computed where the data live: on a GPU the data are copied
+    there once, each fold is indexed on the device and each metric computed
+    there for gpuml estimators; estimators that are not gpuml's are fitted on
+    host data, over ``n_jobs`` joblib workers as in scikit-learn. With an
+    active Dask client the folds go to its workers, as a search's work does.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        Cloned for each fold.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Host or device data.
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs), default=None
+    groups : array-like of shape (n_samples,), default=None
+        Group labels, for a group splitter.
+    scoring : str, callable, list, tuple or dict, default=None
+        One metric (a name, or ``scorer(estimator, X, y)``), or several (a
+        list of names, or a dict of names to scorers); None uses the
+        estimator's ``score``.
+    cv : int, cross-validation generator or iterable, default=None
+    n_jobs : int, default=None
+        joblib workers for the host work gpuml cannot batch.
+    verbose : int, default=0
+    params : dict, default=None
+        Passed to the estimator's ``fit`` (split with the samples). Metadata
+        routing is not supported yet.
+    pre_dispatch : int or str, default="2*n_jobs"
+    return_train_score : bool, default=False
+    return_estimator : bool, default=False
+        Return each fold's fitted estimator, its fitted arrays in the family
+        of ``X`` (as if fitted on ``X`` itself).
+    return_indices : bool, default=False
+        Return each fold's train and test indices, as the splitter gave them.
+    error_score : "raise" or float, default=np.nan
+
+    Returns
+    -------
+    scores : dict
+        ``fit_time``, ``score_time``, ``test_score`` (``test_<name>`` for
+        several metrics), ``train_*`` with ``return_train_score``,
+        ``estimator`` and ``indices`` when asked for, as in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import Ridge
+    >>> from gpuml.model_selection import cross_validate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> y = X @ np.arange(5.0) + rng.normal(size=200)
+    >>> scores = cross_validate(Ridge(), X, y, cv=3, scoring=["r2", "neg_max_error"])
+    >>> sorted(scores)
+    ['fit_time', 'score_time', 'test_neg_max_error', 'test_r2']
+    >>> scores["test_r2"].shape
+    (3,)
+    """
+    _refuse_routing("cross_validate")
+    params = {} if params is None else dict(params)
+    check_consistent_length(X, y, groups)
+    y_host, groups = download(y), download(groups)
+    cv = check_cv(cv, y_host, classifier=is_classifier(estimator))
+    scorer = check_scoring(estimator, scoring, raise_exc=error_score == "raise")
+    splits = list(cv.split(_placeholder(num_samples(X)), y_host, groups))
+    folds = [(_fold_indices(train), _fold_indices(test)) for train, test in splits]
+    options = Options(
+        error_score=error_score,
+        return_train_score=return_train_score,
+        verbose=verbose,
+        n_splits=len(folds),
+        n_candidates=1,
+        return_estimator=return_estimator,
+    )
+    data = SearchData(X, y, params, compute_namespace())
+    with search_client() as client:
+        results = evaluate(
+            clone(estimator),
+            [{}],
+            data,
+            folds,
+            scorer,
+            {},
+            options,
+            client,
+            n_jobs=n_jobs,
+            pre_dispatch=pre_dispatch,
+        )
+    warn_or_raise_about_fit_failures(results, error_score)
+    if callable(scoring):
+        insert_error_scores(results, error_score)
+    out = {
+        "fit_time": np.array([r["fit_time"] for r in results]),
+        "score_time": np.array([r["score_time"] for r in results]),
+    }
+    if return_estimator:
+        for result in results:
+            move_fitted_to_family(result["estimator"], data.family)
+        out["estimator"] = [r["estimator"] for r in results]
+    if return_indices:
+        out["indices"] = {
+            "train": tuple(train for train, _ in splits),
+            "test": tuple(test for _, test in splits),
+        }
+    for kind in ("test", "train") if return_train_score else ("test",):
+        scores = [r[f"{kind}_scores"] for r in results]
+        if isinstance(scores[0], dict):
+            for name in scores[0]:
+                out[f"{kind}_{name}"] = np.array([s[name] for s in scores])
+        else:
+            out[f"{kind}_score"] = np.array(scores)
+    return out
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods("fit")],
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like", None],
+        "groups": ["array-like", None],
+        "scoring": [StrOptions(set(get_scorer_names())), callable, None],
+        "cv": ["cv_object"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+        "params": [dict, None],
+        "pre_dispatch": [Integral, str, None],
+        "error_score": [StrOptions({"raise"}), Real],
+    },
+    prefer_skip_nested_validation=False,  # the estimator is not validated yet
+)
+def cross_val_score(
+    estimator,
+    X,
+    y=None,
+    *,
+    groups=None,
+    scoring=None,
+    cv=None,
+    n_jobs=None,
+    verbose=0,
+    params=None,
+    pre_dispatch="2*n_jobs",
+    error_score=np.nan,
+):
+    """A score per fold: :func:`sklearn.model_selection.cross_val_score`,
+    computed as :func:`cross_validate` computes it.
+
+    Parameters are scikit-learn's (``scoring`` one metric: a name, a
+    ``scorer(estimator, X, y)`` or None for the estimator's ``score``).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_folds,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import Ridge
+    >>> from gpuml.model_selection import cross_val_score
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> y = X @ np.arange(5.0) + rng.normal(size=200)
+    >>> cross_val_score(Ridge(), X, y, cv=4).shape
+    (4,)
+    """
+    scorer = check_scoring(estimator, scoring)
+    results = cross_validate(
+        estimator,
+        X,
+        y,
+        groups=groups,
+        scoring={"score": scorer},
+        cv=cv,
+        n_jobs=n_jobs,
+        verbose=verbose,
+        params=params,
+        pre_dispatch=pre_dispatch,
+        error_score=error_score,
+    )
+    return results["test_score"]
 
 
 @validate_params(
@@ -136,8 +378,7 @@ def validation_curve(
     >>> bool(test[0].mean() > test[2].mean())
     True
     """
-    if sk_get_config().get("enable_metadata_routing", False):
-        raise NotImplementedError(ROUTING_MESSAGE.format(name="validation_curve"))
+    _refuse_routing("validation_curve")
     params = {} if params is None else dict(params)
     check_consistent_length(X, y, groups)
     y_host, groups = download(y), download(groups)

@@ -1,13 +1,17 @@
-"""validation_curve: scikit-learn's results, computed on the search's machinery."""
+"""cross_validate, cross_val_score and validation_curve: scikit-learn's
+results, computed on the search's machinery."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from sklearn import config_context as sk_config_context
+from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
 from sklearn.model_selection import GroupKFold
+from sklearn.model_selection import cross_val_score as sk_cross_val_score
+from sklearn.model_selection import cross_validate as sk_cross_validate
 from sklearn.model_selection import validation_curve as sk_validation_curve
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
@@ -15,7 +19,7 @@ from sklearn.svm import SVC
 
 from gpuml._sklearn_compat import InvalidParameterError
 from gpuml.linear_model import LogisticRegression, Ridge
-from gpuml.model_selection import validation_curve
+from gpuml.model_selection import cross_val_score, cross_validate, validation_curve
 from gpuml.preprocessing import StandardScaler
 from tests.model_selection.test_search import classification, regression
 
@@ -124,3 +128,99 @@ def test_bad_parameters_and_routing_are_refused(rng):
     with sk_config_context(enable_metadata_routing=True):
         with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
             validation_curve(Ridge(), X, y, param_name="alpha", param_range=ALPHAS)
+
+
+def _assert_results_match(ours, theirs, backend, X_test):
+    assert sorted(ours) == sorted(theirs)
+    for key, expected in theirs.items():
+        if key.endswith("_time"):
+            assert ours[key].shape == expected.shape
+        elif key == "estimator":
+            for got, fitted in zip(ours[key], expected, strict=True):
+                pred = got.predict(backend.asarray(X_test))
+                backend.assert_family(pred)
+                np.testing.assert_allclose(
+                    backend.to_numpy(pred), fitted.predict(X_test), atol=1e-6
+                )
+        elif key == "indices":
+            for part in ("train", "test"):
+                assert len(ours[key][part]) == len(expected[part])
+                for a, b in zip(ours[key][part], expected[part], strict=True):
+                    np.testing.assert_array_equal(a, b)
+        else:
+            assert ours[key].dtype == expected.dtype, key
+            np.testing.assert_allclose(ours[key], expected, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "case", ["default", "multimetric", "callables", "pipeline", "weighted", "svc"]
+)
+def test_cross_validate_matches_sklearn(backend, rng, case):
+    """One metric or several, train scores, fitted estimators (in the family
+    of X) and indices, Pipelines, fit parameters, and estimators that are not
+    gpuml's over joblib workers."""
+    X, y = regression(rng)
+    ours_estimator, their_estimator = Ridge(alpha=3.0), SkRidge(alpha=3.0)
+    kwargs = dict(
+        cv=4, return_train_score=True, return_estimator=True, return_indices=True
+    )
+    ours_kwargs, their_kwargs = {}, {}
+    if case == "multimetric":
+        kwargs["scoring"] = ["r2", "neg_mean_absolute_error", "neg_max_error"]
+    elif case == "callables":
+
+        def max_residual(estimator, X, y):
+            return float(np.max(np.abs(np.asarray(estimator.predict(X)) - y)))
+
+        kwargs["scoring"] = {"r2": "r2", "max_residual": max_residual}
+        X_in = X  # a callable of one's own reads host data
+    elif case == "pipeline":
+        ours_estimator = make_pipeline(StandardScaler(), Ridge())
+        their_estimator = make_pipeline(SkStandardScaler(), SkRidge())
+    elif case == "weighted":
+        sw = rng.uniform(0.5, 2.0, len(y))
+        ours_kwargs = {"params": {"sample_weight": backend.asarray(sw)}}
+        their_kwargs = {"params": {"sample_weight": sw}}
+    elif case == "svc":
+        X, y = classification(rng)
+        ours_estimator, their_estimator = SVC(), SVC()
+        ours_kwargs = {"n_jobs": 2}
+    theirs = sk_cross_validate(their_estimator, X, y, **kwargs, **their_kwargs)
+    X_in = X if case == "callables" else backend.asarray(X)
+    y_in = y if case == "callables" else backend.asarray(y)
+    ours = cross_validate(ours_estimator, X_in, y_in, **kwargs, **ours_kwargs)
+    _assert_results_match(ours, theirs, backend, X[:20])
+
+
+def test_cross_val_score_matches_sklearn(backend, rng):
+    X, y = classification(rng)
+    for scoring in (None, "roc_auc", "neg_log_loss"):
+        theirs = sk_cross_val_score(SkLogisticRegression(), X, y, scoring=scoring)
+        ours = cross_val_score(
+            LogisticRegression(),
+            backend.asarray(X),
+            backend.asarray(y),
+            scoring=scoring,
+        )
+        assert type(ours) is np.ndarray and ours.dtype == np.float64
+        np.testing.assert_allclose(ours, theirs, atol=1e-6)
+
+
+def test_cross_validate_failures_as_sklearn(rng):
+    """scikit-learn's FitFailedWarning, error_score, and the error when every
+    fit fails or with ``error_score="raise"``."""
+    X, y = classification(rng)
+    failing = LogisticRegression(l1_ratio=0.5)
+    with pytest.raises(ValueError, match="All the 5 fits failed"):
+        cross_validate(failing, X, y)
+    with pytest.raises(ValueError, match=r"l1_ratio=0\.5"):
+        cross_validate(failing, X, y, error_score="raise")
+    folds = [(np.arange(20, 150), np.arange(20)), (np.arange(130), np.arange(130, 150))]
+    y_one_class = y.copy()
+    y_one_class[20:] = 1  # the first fold's training rows have one class
+    with pytest.warns(FitFailedWarning, match="1 fits failed out of a total of 2"):
+        ours = cross_val_score(LogisticRegression(), X, y_one_class, cv=folds)
+    with pytest.warns(FitFailedWarning, match="1 fits failed out of a total of 2"):
+        theirs = sk_cross_val_score(SkLogisticRegression(), X, y_one_class, cv=folds)
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    np.testing.assert_allclose(ours[1], theirs[1], atol=1e-6)
