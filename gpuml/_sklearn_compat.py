@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 from sklearn.base import _fit_context
 from sklearn.model_selection._validation import (
+    _enforce_prediction_order,
     _insert_error_scores,
     _warn_or_raise_about_fit_failures,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "check_feature_names",
     "check_n_features",
     "check_y_host",
+    "enforce_prediction_order",
     "fit_context",
     "init_callback_context",
     "insert_error_scores",
@@ -67,6 +69,8 @@ check_y_host = _check_y
 # A callable ``scoring`` returning a dict: failed fits get ``error_score`` per
 # metric once the metric names are known (scikit-learn's own helper).
 insert_error_scores = _insert_error_scores
+# cross_val_predict's columns for a fold that lacks classes (host arrays).
+enforce_prediction_order = _enforce_prediction_order
 # scikit-learn's FitFailedWarning (or error when every fit failed) of
 # cross_validate, from result records.
 warn_or_raise_about_fit_failures = _warn_or_raise_about_fit_failures

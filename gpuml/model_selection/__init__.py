@@ -6,9 +6,10 @@
   searches with a device-resident ``fit``: data uploaded once, folds indexed
   on the device, candidates batched where the estimator allows it (see
   ``_batch.py``), scores computed on the device.
-- :func:`cross_validate`, :func:`cross_val_score` and :func:`validation_curve`
-  run on the same machinery (in a validation curve, the values of the
-  parameter form one batch per fold where the estimator allows it).
+- :func:`cross_validate`, :func:`cross_val_score`, :func:`cross_val_predict`
+  and :func:`validation_curve` run on the same machinery (in a validation
+  curve, the values of the parameter form one batch per fold where the
+  estimator allows it).
 """
 
 from gpuml.model_selection._search import GridSearchCV, RandomizedSearchCV
@@ -22,6 +23,7 @@ from gpuml.model_selection._split import (
     train_test_split,
 )
 from gpuml.model_selection._validation import (
+    cross_val_predict,
     cross_val_score,
     cross_validate,
     validation_curve,
@@ -35,6 +37,7 @@ __all__ = [
     "ShuffleSplit",
     "StratifiedKFold",
     "StratifiedShuffleSplit",
+    "cross_val_predict",
     "cross_val_score",
     "cross_validate",
     "split_indices",

@@ -1,9 +1,10 @@
 """Cross-validation helpers that run on the search's machinery.
 
-:func:`cross_validate`, :func:`cross_val_score` and :func:`validation_curve`
-are scikit-learn's functions of the same names, with the search's evaluation
-underneath (``_search.evaluate``): the data are copied to the compute device
-once, every fold is indexed there and scored there. In
+:func:`cross_validate`, :func:`cross_val_score`, :func:`cross_val_predict`
+and :func:`validation_curve` are scikit-learn's functions of the same names,
+with the search's data layer and evaluation underneath (``_data.py``,
+``_search.evaluate``): the data are copied to the compute device once, and
+every fold is indexed, fitted and scored (or predicted) there. In
 :func:`validation_curve` the values of the varied parameter form one batched
 group where the estimator can fit them together (Ridge's ``alpha``,
 LogisticRegression's ``C``), so a curve over many values costs about one fit
@@ -18,25 +19,30 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn import get_config as sk_get_config
+from sklearn import model_selection as sk
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import check_cv
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_consistent_length
 
-from gpuml._array import compute_namespace
+from gpuml._array import compute_namespace, namespace_of, to_family, to_host
 from gpuml._sklearn_compat import (
     HasMethods,
     StrOptions,
+    enforce_prediction_order,
     insert_error_scores,
     num_samples,
     validate_params,
     warn_or_raise_about_fit_failures,
 )
-from gpuml.base import move_fitted_to_family
+from gpuml.base import accepts_device_input, move_fitted_to_family
 from gpuml.metrics._scorer import check_scoring
+from gpuml.model_selection import _parallel
 from gpuml.model_selection._dask import search_client
 from gpuml.model_selection._data import SearchData, download
-from gpuml.model_selection._results import Options
+from gpuml.model_selection._results import Options, synchronize
 from gpuml.model_selection._search import (
     ROUTING_MESSAGE,
     _fold_indices,
@@ -411,3 +417,130 @@ def validation_curve(
     train = np.array([record["train_scores"] for record in out], dtype=np.float64)
     test = np.array([record["test_scores"] for record in out], dtype=np.float64)
     return train.reshape(shape), test.reshape(shape)
+
+
+_ENCODED = ("decision_function", "predict_proba", "predict_log_proba")
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like", "sparse matrix", None],
+        "groups": ["array-like", None],
+        "cv": ["cv_object"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+        "params": [dict, None],
+        "pre_dispatch": [Integral, str, None],
+        "method": [StrOptions({"predict", *_ENCODED})],
+    },
+    prefer_skip_nested_validation=False,  # the estimator is not validated yet
+)
+def cross_val_predict(
+    estimator,
+    X,
+    y=None,
+    *,
+    groups=None,
+    cv=None,
+    n_jobs=None,
+    verbose=0,
+    params=None,
+    pre_dispatch="2*n_jobs",
+    method="predict",
+):
+    """Each sample's prediction by the estimator fitted without its fold.
+
+    :func:`sklearn.model_selection.cross_val_predict`, with the same
+    signature and results. For gpuml estimators the data are copied to the
+    compute device once, each fold is indexed and predicted there, and the
+    predictions come back in the family of ``X`` (device in, device out).
+    Other estimators, and gpuml's own with ``n_jobs`` and no GPU, go through
+    scikit-learn's function itself (host data, joblib workers).
+
+    Parameters are scikit-learn's; ``method`` is ``"predict"``,
+    ``"predict_proba"``, ``"predict_log_proba"`` or ``"decision_function"``.
+    Metadata routing is not supported yet.
+
+    Returns
+    -------
+    predictions : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        Or (n_samples, n_classes) for the class-wise methods, with scikit-
+        learn's columns (and fill values) when a fold lacks a class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import LogisticRegression
+    >>> from gpuml.model_selection import cross_val_predict
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> proba = cross_val_predict(LogisticRegression(), X, y, method="predict_proba")
+    >>> proba.shape
+    (200, 2)
+    """
+    _refuse_routing("cross_val_predict")
+    params = {} if params is None else dict(params)
+    xp = compute_namespace()
+    y_host = download(y)
+    encode = method in _ENCODED and y is not None
+    on_device = accepts_device_input(estimator) and not (
+        xp is np and _parallel.wants_workers(n_jobs)
+    )
+    if not on_device or (encode and np.ndim(y_host) != 1):
+        return sk.cross_val_predict(
+            estimator,
+            to_host(X) if hasattr(X, "shape") else X,
+            y_host,
+            groups=download(groups),
+            cv=cv,
+            n_jobs=n_jobs,
+            verbose=verbose,
+            params={k: download(v) for k, v in params.items()},
+            pre_dispatch=pre_dispatch,
+            method=method,
+        )
+    check_consistent_length(X, y, groups)
+    cv = check_cv(cv, y_host, classifier=is_classifier(estimator))
+    n_samples = num_samples(X)
+    splits = list(cv.split(_placeholder(n_samples), y_host, download(groups)))
+    folds = [(_fold_indices(train), _fold_indices(test)) for train, test in splits]
+    order = np.concatenate([test for _, test in folds])
+    if np.sort(order).tolist() != list(range(n_samples)):
+        raise ValueError("cross_val_predict only works for partitions")
+    n_classes = None
+    if encode:
+        y = LabelEncoder().fit_transform(y_host)
+        n_classes = len(set(y.tolist()))
+    data = SearchData(X, y, params, xp)
+    view = data.view(True)
+    pairwise = get_tags(estimator).input_tags.pairwise
+    predictions = []
+    for train, test in folds:
+        X_train, y_train, fit_params = view.rows(
+            train, pairwise_with=train if pairwise else None
+        )
+        X_test, _, _ = view.rows(test, pairwise_with=train if pairwise else None)
+        fitted = clone(estimator)
+        if y_train is None:
+            fitted.fit(X_train, **fit_params)
+        else:
+            fitted.fit(X_train, y_train, **fit_params)
+        prediction = getattr(fitted, method)(X_test)
+        if encode and len(fitted.classes_) != n_classes:
+            prediction = namespace_of(prediction).asarray(
+                enforce_prediction_order(
+                    to_host(fitted.classes_), to_host(prediction), n_classes, method
+                )
+            )
+        predictions.append(prediction)
+    synchronize(view.xp)
+    px = namespace_of(predictions[0])
+    inverse = np.empty(n_samples, dtype=np.int64)
+    inverse[order] = np.arange(n_samples)
+    stacked = px.concatenate(predictions)[px.asarray(inverse)]
+    if stacked.dtype.kind not in "biufc":
+        return stacked  # labels that only the host holds (strings)
+    return to_family(stacked, data.family)

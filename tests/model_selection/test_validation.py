@@ -10,6 +10,7 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
 from sklearn.model_selection import GroupKFold
+from sklearn.model_selection import cross_val_predict as sk_cross_val_predict
 from sklearn.model_selection import cross_val_score as sk_cross_val_score
 from sklearn.model_selection import cross_validate as sk_cross_validate
 from sklearn.model_selection import validation_curve as sk_validation_curve
@@ -19,7 +20,12 @@ from sklearn.svm import SVC
 
 from gpuml._sklearn_compat import InvalidParameterError
 from gpuml.linear_model import LogisticRegression, Ridge
-from gpuml.model_selection import cross_val_score, cross_validate, validation_curve
+from gpuml.model_selection import (
+    cross_val_predict,
+    cross_val_score,
+    cross_validate,
+    validation_curve,
+)
 from gpuml.preprocessing import StandardScaler
 from tests.model_selection.test_search import classification, regression
 
@@ -224,3 +230,78 @@ def test_cross_validate_failures_as_sklearn(rng):
         theirs = sk_cross_val_score(SkLogisticRegression(), X, y_one_class, cv=folds)
     np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
     np.testing.assert_allclose(ours[1], theirs[1], atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "method", ["predict", "predict_proba", "predict_log_proba", "decision_function"]
+)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_cross_val_predict_matches_sklearn(backend, rng, method, n_classes):
+    """gpuml estimators predict each fold on the device, in the family of X."""
+    X = rng.normal(size=(150, 4))
+    y = np.argmax(X[:, :n_classes] + rng.normal(size=(150, n_classes)), axis=1)
+    labels = np.array(["ant", "bee", "cat"])[:n_classes]
+    expected = sk_cross_val_predict(
+        make_pipeline(SkStandardScaler(), SkLogisticRegression()),
+        X,
+        labels[y],
+        method=method,
+    )
+    ours = cross_val_predict(
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        backend.asarray(X),
+        labels[y] if method == "predict" else backend.asarray(y),
+        method=method,
+    )
+    if method == "predict":
+        assert type(ours) is np.ndarray  # string labels are host arrays
+        assert ours.tolist() == expected.tolist()
+        return
+    backend.assert_family(ours, dtype=np.float64, shape=expected.shape)
+    np.testing.assert_allclose(backend.to_numpy(ours), expected, atol=1e-5)
+
+
+def test_cross_val_predict_regression_weights_and_foreign(backend, rng):
+    X, y = regression(rng)
+    sw = rng.uniform(0.5, 2.0, len(y))
+    expected = sk_cross_val_predict(SkRidge(), X, y, params={"sample_weight": sw})
+    ours = cross_val_predict(
+        Ridge(),
+        backend.asarray(X),
+        backend.asarray(y),
+        params={"sample_weight": backend.asarray(sw)},
+    )
+    backend.assert_family(ours, dtype=np.float64, shape=(len(y),))
+    np.testing.assert_allclose(backend.to_numpy(ours), expected, atol=1e-8)
+    X, y = classification(rng)
+    expected = sk_cross_val_predict(SVC(), X, y, method="decision_function")
+    ours = cross_val_predict(
+        SVC(), backend.asarray(X), y, method="decision_function", n_jobs=2
+    )
+    np.testing.assert_allclose(ours, expected, atol=1e-8)
+
+
+def test_cross_val_predict_fold_missing_a_class(rng):
+    """scikit-learn's warning and columns when a training fold lacks a class."""
+    X = rng.normal(size=(90, 3))
+    y = np.repeat([0, 1, 2], 30)
+    parts = [np.arange(0, 30), np.arange(30, 60), np.arange(60, 90)]
+    folds = [  # every training fold lacks the class of its test rows
+        (np.concatenate([p for j, p in enumerate(parts) if j != i]), parts[i])
+        for i in range(3)
+    ]
+    message = "Number of classes in training fold"
+    for method in ("predict_proba", "predict_log_proba"):
+        with pytest.warns(RuntimeWarning, match=message):
+            expected = sk_cross_val_predict(
+                SkLogisticRegression(), X, y, cv=folds, method=method
+            )
+        with pytest.warns(RuntimeWarning, match=message):
+            ours = cross_val_predict(
+                LogisticRegression(), X, y, cv=folds, method=method
+            )
+        np.testing.assert_allclose(ours, expected, atol=1e-6)
+    with pytest.raises(ValueError, match="only works for partitions"):
+        cross_val_predict(
+            Ridge(), X, y.astype(float), cv=[(np.arange(60), np.arange(30))]
+        )
