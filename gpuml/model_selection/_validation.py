@@ -46,7 +46,6 @@ from gpuml.model_selection._results import Options, synchronize
 from gpuml.model_selection._search import (
     ROUTING_MESSAGE,
     _fold_indices,
-    _host_folds,
     _placeholder,
     evaluate,
 )
@@ -55,6 +54,38 @@ from gpuml.model_selection._search import (
 def _refuse_routing(name: str) -> None:
     if sk_get_config().get("enable_metadata_routing", False):
         raise NotImplementedError(ROUTING_MESSAGE.format(name=name))
+
+
+def _splits(estimator, X, y, groups, cv) -> tuple[list, list]:
+    """``(splits, folds)``: the splitter's (train, test) pairs as it gave
+    them, and as host index arrays. Only ``y`` and ``groups`` reach the host."""
+    check_consistent_length(X, y, groups)
+    y_host = download(y)
+    cv = check_cv(cv, y_host, classifier=is_classifier(estimator))
+    placeholder = _placeholder(num_samples(X))
+    splits = list(cv.split(placeholder, y_host, download(groups)))
+    return splits, [
+        (_fold_indices(train), _fold_indices(test)) for train, test in splits
+    ]
+
+
+def _evaluate(
+    estimator, candidates, data, folds, scorer, options, n_jobs, pre_dispatch
+):
+    """The search's evaluation, through the active Dask client if any."""
+    with search_client() as client:
+        return evaluate(
+            clone(estimator),
+            candidates,
+            data,
+            folds,
+            scorer,
+            {},
+            options,
+            client,
+            n_jobs=n_jobs,
+            pre_dispatch=pre_dispatch,
+        )
 
 
 @validate_params(
@@ -161,12 +192,8 @@ def cross_validate(
     """
     _refuse_routing("cross_validate")
     params = {} if params is None else dict(params)
-    check_consistent_length(X, y, groups)
-    y_host, groups = download(y), download(groups)
-    cv = check_cv(cv, y_host, classifier=is_classifier(estimator))
+    splits, folds = _splits(estimator, X, y, groups, cv)
     scorer = check_scoring(estimator, scoring, raise_exc=error_score == "raise")
-    splits = list(cv.split(_placeholder(num_samples(X)), y_host, groups))
-    folds = [(_fold_indices(train), _fold_indices(test)) for train, test in splits]
     options = Options(
         error_score=error_score,
         return_train_score=return_train_score,
@@ -176,19 +203,9 @@ def cross_validate(
         return_estimator=return_estimator,
     )
     data = SearchData(X, y, params, compute_namespace())
-    with search_client() as client:
-        results = evaluate(
-            clone(estimator),
-            [{}],
-            data,
-            folds,
-            scorer,
-            {},
-            options,
-            client,
-            n_jobs=n_jobs,
-            pre_dispatch=pre_dispatch,
-        )
+    results = _evaluate(
+        estimator, [{}], data, folds, scorer, options, n_jobs, pre_dispatch
+    )
     warn_or_raise_about_fit_failures(results, error_score)
     if callable(scoring):
         insert_error_scores(results, error_score)
@@ -386,11 +403,8 @@ def validation_curve(
     """
     _refuse_routing("validation_curve")
     params = {} if params is None else dict(params)
-    check_consistent_length(X, y, groups)
-    y_host, groups = download(y), download(groups)
-    cv = check_cv(cv, y_host, classifier=is_classifier(estimator))
+    _, folds = _splits(estimator, X, y, groups, cv)
     scorer = check_scoring(estimator, scoring)
-    folds = _host_folds(cv, num_samples(X), y_host, groups)
     candidates = [{param_name: value} for value in param_range]
     options = Options(
         error_score=error_score,
@@ -400,19 +414,9 @@ def validation_curve(
         n_candidates=len(candidates),
     )
     data = SearchData(X, y, params, compute_namespace())
-    with search_client() as client:
-        out = evaluate(
-            clone(estimator),
-            candidates,
-            data,
-            folds,
-            scorer,
-            {},
-            options,
-            client,
-            n_jobs=n_jobs,
-            pre_dispatch=pre_dispatch,
-        )
+    out = _evaluate(
+        estimator, candidates, data, folds, scorer, options, n_jobs, pre_dispatch
+    )
     shape = (len(candidates), len(folds))
     train = np.array([record["train_scores"] for record in out], dtype=np.float64)
     test = np.array([record["test_scores"] for record in out], dtype=np.float64)
@@ -502,11 +506,8 @@ def cross_val_predict(
             pre_dispatch=pre_dispatch,
             method=method,
         )
-    check_consistent_length(X, y, groups)
-    cv = check_cv(cv, y_host, classifier=is_classifier(estimator))
+    _, folds = _splits(estimator, X, y, groups, cv)
     n_samples = num_samples(X)
-    splits = list(cv.split(_placeholder(n_samples), y_host, download(groups)))
-    folds = [(_fold_indices(train), _fold_indices(test)) for train, test in splits]
     order = np.concatenate([test for _, test in folds])
     if np.sort(order).tolist() != list(range(n_samples)):
         raise ValueError("cross_val_predict only works for partitions")
