@@ -166,17 +166,18 @@ def test_logistic_regression_hooks_match_sklearn(backend, rng):
     X, y = _data(rng, 200)
 
     class Scores(RecordingCallback):
-        def __init__(self):
+        def __init__(self, X_in):
             super().__init__()
+            self.X_in = X_in  # in the family the estimator predicts from
             self.scores = []
 
         def on_fit_task_end(self, estimator, context, *, fitted_estimator=None):
             super().on_fit_task_end(estimator, context)
             if context.task_name == "lbfgs-iter" and fitted_estimator is not None:
-                proba = fitted_estimator.predict_proba(backend.asarray(X))
+                proba = fitted_estimator.predict_proba(self.X_in)
                 self.scores.append(backend.to_numpy(proba)[:, 1])
 
-    expected, got = Scores(), Scores()
+    expected, got = Scores(X), Scores(backend.asarray(X))
     theirs = SkLogisticRegression(C=0.5).set_callbacks(expected).fit(X, y)
     model = LogisticRegression(C=0.5).set_callbacks(got)
     model.fit(backend.asarray(X), backend.asarray(y))

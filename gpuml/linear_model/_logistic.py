@@ -56,6 +56,7 @@ from gpuml._validation import (
     FLOAT_DTYPES,
     check_array,
     check_sample_weight,
+    check_y,
     validate_data,
 )
 from gpuml.base import DeviceCacheMixin
@@ -285,7 +286,7 @@ def _encode_labels(y, xp: ModuleType):
     if input_family(y) == HOST:
         labels = check_y_host(y)
     else:
-        labels = to_namespace(y, xp) if xp is not np else to_host(y)
+        labels = check_y(y, xp=xp)  # a column vector warns as on the host
     kind = type_of_target(labels, namespace_of(labels), input_name="y")
     if kind not in ("binary", "multiclass"):
         raise ValueError(

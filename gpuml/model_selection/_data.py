@@ -138,6 +138,15 @@ class DataView:
             self._indices[key] = cached
         return cached[1]
 
+    def take(self, value, host_indices: np.ndarray):
+        """Rows ``host_indices`` of ``value``, indexed where ``value`` lives:
+        with this view's indices for device arrays, with the host indices for
+        host data (string labels, metadata) that a device view keeps on the
+        host."""
+        if hasattr(value, "shape") and namespace_of(value) is not np:
+            return take(value, self.indices(host_indices))
+        return take(value, host_indices)
+
     def rows(self, host_indices: np.ndarray, *, pairwise_with=None):
         """``(X, y, fit_params)`` restricted to the given rows.
 
@@ -145,8 +154,7 @@ class DataView:
         gives the training rows: the columns of ``X`` are restricted to
         them, as scikit-learn does.
         """
-        rows = self.indices(host_indices)
-        X = take(self.X, rows)
+        X = self.take(self.X, host_indices)
         if pairwise_with is not None:
             columns = self.indices(pairwise_with)
             X = (
@@ -155,10 +163,12 @@ class DataView:
                 else _safe_indexing(X, columns, axis=1)
             )
         params = {
-            k: take(v, rows) if _is_sample_aligned(v, self.n_samples) else v
+            k: self.take(v, host_indices)
+            if _is_sample_aligned(v, self.n_samples)
+            else v
             for k, v in self.fit_params.items()
         }
-        return X, take(self.y, rows), params
+        return X, self.take(self.y, host_indices), params
 
     @property
     def n_samples(self) -> int:

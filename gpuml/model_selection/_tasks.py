@@ -40,7 +40,7 @@ from gpuml._array import to_host
 from gpuml.base import BatchUnsupported, accepts_device_input
 from gpuml.model_selection._batch import Group, batch_scorers, final_step
 from gpuml.model_selection._callbacks import NO_HOOKS
-from gpuml.model_selection._data import DataView, take
+from gpuml.model_selection._data import DataView
 from gpuml.model_selection._results import (
     Deferred,
     Options,
@@ -156,8 +156,8 @@ def _score_params(view: DataView, score_params: dict, train, test):
         return {}, {}
     view_weight = view.fit_params.get("sample_weight", weight)
     return (
-        {"sample_weight": take(view_weight, view.indices(test))},
-        {"sample_weight": take(view_weight, view.indices(train))},
+        {"sample_weight": view.take(view_weight, test)},
+        {"sample_weight": view.take(view_weight, train)},
     )
 
 
@@ -474,9 +474,8 @@ def evaluate_pipeline_groups(
         train, test = folds[split]
         X_train, y_train, _ = view.rows(train)
         X_test, y_test, _ = view.rows(test)
-        rows = view.indices(train)
-        fold_prefix_params = {k: take(v, rows) for k, v in prefix_params.items()}
-        fold_final_params = {k: take(v, rows) for k, v in final_params.items()}
+        fold_prefix_params = {k: view.take(v, train) for k, v in prefix_params.items()}
+        fold_final_params = {k: view.take(v, train) for k, v in final_params.items()}
         start = time.perf_counter()
         fitted_prefix = clone(prefix)
         try:

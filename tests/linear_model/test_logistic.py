@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.special import logsumexp
-from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.exceptions import ConvergenceWarning, DataConversionWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.metrics import log_loss
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
@@ -211,11 +211,21 @@ def test_logistic_matches_sklearn(
     expected = SkLogisticRegression(**params, **TIGHT).fit(
         _to64(X), y, sample_weight=sw
     )
-    model = LogisticRegression(**params, tol=TOL[dtype], max_iter=10000).fit(
-        backend.asarray(X),
-        _y_in(backend, y),
-        sample_weight=None if sw is None else backend.asarray(sw.astype(dtype)),
-    )
+    with warnings.catch_warnings():
+        if dtype == np.float32:
+            # Float32 decision values are constant over steps below float32
+            # resolution, so a line search can find no decrease a little
+            # above tol: SciPy's L-BFGS-B, given gpuml's loss, stops
+            # "ABNORMAL" on about 1 in 3000 of these problems as gpuml's does
+            # (docs/differences.rst). The objective is still checked below.
+            warnings.filterwarnings(
+                "ignore", "(?s)lbfgs failed to converge.*ABNORMAL", ConvergenceWarning
+            )
+        model = LogisticRegression(**params, tol=TOL[dtype], max_iter=10000).fit(
+            backend.asarray(X),
+            _y_in(backend, y),
+            sample_weight=None if sw is None else backend.asarray(sw.astype(dtype)),
+        )
 
     n_classes = len(labels)
     rows = 1 if n_classes == 2 else n_classes
@@ -385,6 +395,23 @@ def test_logistic_rejects_bad_data(backend, rng):
     for method in ("predict", "predict_proba", "decision_function"):
         with pytest.raises(ValueError, match=message):
             getattr(model, method)(backend.asarray(X[:, :3]))
+
+
+def test_column_vector_y_warns_and_2d_y_is_refused(backend, rng):
+    """Device labels get scikit-learn's checks too (the search refits on them)."""
+    X, y = _classification(rng, LABELS["binary"], n_samples=40, n_features=5)
+    expected = LogisticRegression().fit(backend.asarray(X), backend.asarray(y))
+    with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+        model = LogisticRegression().fit(
+            backend.asarray(X), backend.asarray(y[:, None])
+        )
+    np.testing.assert_array_equal(
+        backend.to_numpy(model.coef_), backend.to_numpy(expected.coef_)
+    )
+    with pytest.raises(ValueError, match="y should be a 1d array"):
+        LogisticRegression().fit(
+            backend.asarray(X), backend.asarray(np.stack([y, y], axis=1))
+        )
 
 
 def test_logistic_rejects_unsupported_parameters(backend, rng):
