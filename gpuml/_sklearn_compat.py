@@ -12,6 +12,8 @@ from sklearn.base import _fit_context
 from sklearn.model_selection._validation import (
     _enforce_prediction_order,
     _insert_error_scores,
+    _shuffle,
+    _translate_train_sizes,
     _warn_or_raise_about_fit_failures,
 )
 from sklearn.utils._param_validation import (
@@ -56,7 +58,9 @@ __all__ = [
     "init_callback_context",
     "insert_error_scores",
     "num_samples",
+    "shuffle_labels",
     "sklearn_scorer_spec",
+    "translate_train_sizes",
     "validate_estimator_params",
     "validate_params",
     "warn_or_raise_about_fit_failures",
@@ -75,6 +79,11 @@ enforce_prediction_order = _enforce_prediction_order
 # cross_validate, from result records.
 warn_or_raise_about_fit_failures = _warn_or_raise_about_fit_failures
 num_samples = _num_samples
+# learning_curve's absolute training sizes (and their validation messages).
+translate_train_sizes = _translate_train_sizes
+# permutation_test_score's shuffle of y (within groups), drawing from the
+# random state exactly as scikit-learn does.
+shuffle_labels = _shuffle
 # ``fit`` decorator: parameter validation (skipped for nested estimators when
 # preferred) and, from scikit-learn 1.9, the callbacks' setup and teardown.
 fit_context = _fit_context

@@ -6,8 +6,9 @@
   searches with a device-resident ``fit``: data uploaded once, folds indexed
   on the device, candidates batched where the estimator allows it (see
   ``_batch.py``), scores computed on the device.
-- :func:`cross_validate`, :func:`cross_val_score`, :func:`cross_val_predict`
-  and :func:`validation_curve` run on the same machinery (in a validation
+- :func:`cross_validate`, :func:`cross_val_score`, :func:`cross_val_predict`,
+  :func:`validation_curve`, :func:`learning_curve` and
+  :func:`permutation_test_score` run on the same machinery (in a validation
   curve, the values of the parameter form one batch per fold where the
   estimator allows it).
 """
@@ -26,6 +27,8 @@ from gpuml.model_selection._validation import (
     cross_val_predict,
     cross_val_score,
     cross_validate,
+    learning_curve,
+    permutation_test_score,
     validation_curve,
 )
 
@@ -40,6 +43,8 @@ __all__ = [
     "cross_val_predict",
     "cross_val_score",
     "cross_validate",
+    "learning_curve",
+    "permutation_test_score",
     "split_indices",
     "train_test_split",
     "validation_curve",

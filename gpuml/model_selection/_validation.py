@@ -24,16 +24,19 @@ from sklearn.base import clone, is_classifier
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import check_cv
 from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import get_tags
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.validation import check_consistent_length
 
 from gpuml._array import compute_namespace, namespace_of, to_family, to_host
 from gpuml._sklearn_compat import (
     HasMethods,
+    Interval,
     StrOptions,
     enforce_prediction_order,
     insert_error_scores,
     num_samples,
+    shuffle_labels,
+    translate_train_sizes,
     validate_params,
     warn_or_raise_about_fit_failures,
 )
@@ -41,7 +44,7 @@ from gpuml.base import accepts_device_input, move_fitted_to_family
 from gpuml.metrics._scorer import check_scoring
 from gpuml.model_selection import _parallel
 from gpuml.model_selection._dask import search_client
-from gpuml.model_selection._data import SearchData, download
+from gpuml.model_selection._data import SearchData, download, take
 from gpuml.model_selection._results import Options, synchronize
 from gpuml.model_selection._search import (
     ROUTING_MESSAGE,
@@ -49,6 +52,9 @@ from gpuml.model_selection._search import (
     _placeholder,
     evaluate,
 )
+
+# learning_curve's default training sizes (scikit-learn's).
+TRAIN_SIZES = np.linspace(0.1, 1.0, 5)
 
 
 def _refuse_routing(name: str) -> None:
@@ -421,6 +427,296 @@ def validation_curve(
     train = np.array([record["train_scores"] for record in out], dtype=np.float64)
     test = np.array([record["test_scores"] for record in out], dtype=np.float64)
     return train.reshape(shape), test.reshape(shape)
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like", None],
+        "groups": ["array-like", None],
+        "train_sizes": ["array-like"],
+        "cv": ["cv_object"],
+        "scoring": [StrOptions(set(get_scorer_names())), callable, None],
+        "exploit_incremental_learning": ["boolean"],
+        "n_jobs": [Integral, None],
+        "pre_dispatch": [Integral, str],
+        "verbose": ["verbose"],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "error_score": [StrOptions({"raise"}), Real],
+        "return_times": ["boolean"],
+        "params": [dict, None],
+    },
+    prefer_skip_nested_validation=False,  # the estimator is not validated yet
+)
+def learning_curve(
+    estimator,
+    X,
+    y,
+    *,
+    groups=None,
+    train_sizes=TRAIN_SIZES,
+    cv=None,
+    scoring=None,
+    exploit_incremental_learning=False,
+    n_jobs=None,
+    pre_dispatch="all",
+    verbose=0,
+    shuffle=False,
+    random_state=None,
+    error_score=np.nan,
+    return_times=False,
+    params=None,
+):
+    """Training and test scores for growing training sets.
+
+    :func:`sklearn.model_selection.learning_curve`, with the same signature
+    and results, computed where the data live: on a GPU the data are copied
+    there once, and every (fold, training size) pair is indexed, fitted and
+    scored there. Estimators that are not gpuml's are fitted on host data,
+    over ``n_jobs`` joblib workers as in scikit-learn; with an active Dask
+    client the fits go to its workers, as a search's do.
+    ``exploit_incremental_learning=True`` is scikit-learn's function itself
+    (``partial_fit`` on host data).
+
+    Parameters
+    ----------
+    estimator : estimator object
+        Cloned for each fold and training size.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Host or device data.
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs) or None
+    groups : array-like of shape (n_samples,), default=None
+        Group labels, for a group splitter.
+    train_sizes : array-like of shape (n_ticks,), default=np.linspace(0.1, 1.0, 5)
+        Training set sizes: fractions of the largest training set (floats in
+        (0, 1]) or numbers of samples (ints); the first ``n`` samples of each
+        fold's training set are used.
+    cv : int, cross-validation generator or iterable, default=None
+    scoring : str or callable, default=None
+        A scorer name or ``scorer(estimator, X, y)``; None uses the
+        estimator's ``score``.
+    exploit_incremental_learning : bool, default=False
+        Fit with ``partial_fit`` on growing slices (scikit-learn's function).
+    n_jobs : int, default=None
+        joblib workers for the host work gpuml cannot batch.
+    pre_dispatch : int or str, default="all"
+    verbose : int, default=0
+    shuffle : bool, default=False
+        Shuffle each fold's training indices before taking the first ``n``.
+    random_state : int, RandomState instance or None, default=None
+        Used with ``shuffle``, drawn from as scikit-learn does.
+    error_score : "raise" or float, default=np.nan
+    return_times : bool, default=False
+        Also return fit and score times.
+    params : dict, default=None
+        Passed to the estimator's ``fit`` (split with the samples). Metadata
+        routing is not supported yet.
+
+    Returns
+    -------
+    train_sizes_abs : ndarray of shape (n_unique_ticks,)
+        The training set sizes used (duplicates removed).
+    train_scores, test_scores : ndarray of shape (n_ticks, n_folds)
+    fit_times, score_times : ndarray of shape (n_ticks, n_folds)
+        With ``return_times`` only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import Ridge
+    >>> from gpuml.model_selection import learning_curve
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> y = X @ np.arange(5.0) + rng.normal(size=200)
+    >>> sizes, train, test = learning_curve(Ridge(), X, y, train_sizes=[0.2, 1.0])
+    >>> sizes.tolist(), train.shape, test.shape
+    ([32, 160], (2, 5), (2, 5))
+    """
+    if exploit_incremental_learning:
+        return sk.learning_curve(
+            estimator,
+            to_host(X) if hasattr(X, "shape") else X,
+            download(y),
+            groups=download(groups),
+            train_sizes=train_sizes,
+            cv=cv,
+            scoring=scoring,
+            exploit_incremental_learning=True,
+            n_jobs=n_jobs,
+            pre_dispatch=pre_dispatch,
+            verbose=verbose,
+            shuffle=shuffle,
+            random_state=random_state,
+            error_score=error_score,
+            return_times=return_times,
+            params={k: download(v) for k, v in (params or {}).items()},
+        )
+    _refuse_routing("learning_curve")
+    params = {} if params is None else dict(params)
+    scorer = check_scoring(estimator, scoring)
+    _, folds = _splits(estimator, X, y, groups, cv)
+    sizes = translate_train_sizes(train_sizes, len(folds[0][0]))
+    if verbose > 0:
+        print("[learning_curve] Training set sizes: " + str(sizes))
+    if shuffle:
+        rng = check_random_state(random_state)
+        folds = [(rng.permutation(train), test) for train, test in folds]
+    # Fold-major, as scikit-learn orders its fits.
+    pairs = [(train[:size], test) for train, test in folds for size in sizes]
+    options = Options(
+        error_score=error_score,
+        return_train_score=True,
+        verbose=verbose,
+        n_splits=len(pairs),
+        n_candidates=1,
+    )
+    data = SearchData(X, y, params, compute_namespace())
+    results = _evaluate(
+        estimator, [{}], data, pairs, scorer, options, n_jobs, pre_dispatch
+    )
+    warn_or_raise_about_fit_failures(results, error_score)
+
+    def table(key):
+        values = np.array([r[key] for r in results], dtype=np.float64)
+        return values.reshape(-1, len(sizes)).T
+
+    out = sizes, table("train_scores"), table("test_scores")
+    if return_times:
+        out += (table("fit_time"), table("score_time"))
+    return out
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods("fit")],
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like", None],
+        "groups": ["array-like", None],
+        "cv": ["cv_object"],
+        "n_permutations": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "scoring": [StrOptions(set(get_scorer_names())), callable, None],
+        "params": [dict, None],
+    },
+    prefer_skip_nested_validation=False,  # the estimator is not validated yet
+)
+def permutation_test_score(
+    estimator,
+    X,
+    y,
+    *,
+    groups=None,
+    cv=None,
+    n_permutations=100,
+    n_jobs=None,
+    random_state=0,
+    verbose=0,
+    scoring=None,
+    params=None,
+):
+    """The significance of a cross-validated score, by permuting ``y``.
+
+    :func:`sklearn.model_selection.permutation_test_score`, with the same
+    signature and results (the same permutations for the same
+    ``random_state``), computed where the data live: ``X`` is copied to the
+    compute device once and each permutation of ``y`` is made there by
+    indexing, so a test costs ``n_permutations + 1`` cross-validations and
+    no further copies of ``X``. Estimators that are not gpuml's are fitted on
+    host data, over ``n_jobs`` joblib workers as in scikit-learn.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        Cloned for each fit.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Host or device data.
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs) or None
+    groups : array-like of shape (n_samples,), default=None
+        Labels that constrain the permutations to within groups (and feed a
+        group splitter).
+    cv : int, cross-validation generator or iterable, default=None
+    n_permutations : int, default=100
+    n_jobs : int, default=None
+        joblib workers for the host work gpuml cannot batch.
+    random_state : int, RandomState instance or None, default=0
+        Draws the permutations, as in scikit-learn.
+    verbose : int, default=0
+    scoring : str or callable, default=None
+        A scorer name or ``scorer(estimator, X, y)``; None uses the
+        estimator's ``score``.
+    params : dict, default=None
+        Passed to the estimator's ``fit`` (split with the samples, not
+        permuted). Metadata routing is not supported yet.
+
+    Returns
+    -------
+    score : float
+        The mean cross-validated score on the true labels.
+    permutation_scores : ndarray of shape (n_permutations,)
+        The mean score for each permutation.
+    pvalue : float
+        ``(C + 1) / (n_permutations + 1)``, with ``C`` the number of
+        permutations scoring at least ``score``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import LogisticRegression
+    >>> from gpuml.model_selection import permutation_test_score
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 4))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> score, permuted, pvalue = permutation_test_score(
+    ...     LogisticRegression(), X, y, n_permutations=9
+    ... )
+    >>> permuted.shape, bool(score > permuted.max()), float(pvalue)
+    ((9,), True, 0.1)
+    """
+    _refuse_routing("permutation_test_score")
+    params = {} if params is None else dict(params)
+    check_consistent_length(X, y, groups)
+    scorer = check_scoring(estimator, scoring)
+    random_state = check_random_state(random_state)
+    xp = compute_namespace()
+    # X travels once: every permutation shares the view that holds it.
+    view = SearchData(X, y, params, xp).view(accepts_device_input(estimator))
+    groups_host = download(groups)
+    n_samples = num_samples(X)
+
+    def mean_score(labels):
+        _, folds = _splits(estimator, view.X, labels, groups, cv)
+        options = Options(
+            error_score="raise",  # as scikit-learn, which fits without catching
+            return_train_score=False,
+            verbose=verbose,
+            n_splits=len(folds),
+            n_candidates=1,
+        )
+        data = SearchData(view.X, labels, view.fit_params, xp)
+        results = _evaluate(
+            estimator, [{}], data, folds, scorer, options, n_jobs, "2*n_jobs"
+        )
+        return float(np.mean([r["test_scores"] for r in results]))
+
+    def permuted():
+        """``y`` permuted where it lives; the order drawn as scikit-learn's
+        ``_shuffle`` draws it (its draws depend on the length and groups
+        only)."""
+        order = shuffle_labels(np.arange(n_samples), groups_host, random_state)
+        if hasattr(view.y, "shape") and namespace_of(view.y) is not np:
+            return take(view.y, namespace_of(view.y).asarray(order))
+        return take(view.y, order)
+
+    score = mean_score(view.y)
+    permutation_scores = np.array(
+        [mean_score(permuted()) for _ in range(n_permutations)]
+    )
+    pvalue = (np.sum(permutation_scores >= score) + 1.0) / (n_permutations + 1)
+    return score, permutation_scores, pvalue
 
 
 _ENCODED = ("decision_function", "predict_proba", "predict_log_proba")

@@ -1,5 +1,6 @@
-"""cross_validate, cross_val_score and validation_curve: scikit-learn's
-results, computed on the search's machinery."""
+"""cross_validate, cross_val_score, cross_val_predict, validation_curve,
+learning_curve and permutation_test_score: scikit-learn's results, computed
+on the search's machinery."""
 
 from __future__ import annotations
 
@@ -9,10 +10,15 @@ from sklearn import config_context as sk_config_context
 from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
+from sklearn.linear_model import SGDRegressor
 from sklearn.model_selection import GroupKFold
 from sklearn.model_selection import cross_val_predict as sk_cross_val_predict
 from sklearn.model_selection import cross_val_score as sk_cross_val_score
 from sklearn.model_selection import cross_validate as sk_cross_validate
+from sklearn.model_selection import learning_curve as sk_learning_curve
+from sklearn.model_selection import (
+    permutation_test_score as sk_permutation_test_score,
+)
 from sklearn.model_selection import validation_curve as sk_validation_curve
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
@@ -24,6 +30,8 @@ from gpuml.model_selection import (
     cross_val_predict,
     cross_val_score,
     cross_validate,
+    learning_curve,
+    permutation_test_score,
     validation_curve,
 )
 from gpuml.preprocessing import StandardScaler
@@ -310,3 +318,129 @@ def test_cross_val_predict_fold_missing_a_class(rng):
         cross_val_predict(
             Ridge(), X, y.astype(float), cv=[(np.arange(60), np.arange(30))]
         )
+
+
+def _estimators(case, rng):
+    """``(X, y, ours, theirs, ours_kwargs, their_kwargs)`` for a case shared
+    by the learning-curve and permutation tests."""
+    X, y = regression(rng)
+    ours, theirs = Ridge(alpha=2.0), SkRidge(alpha=2.0)
+    ours_kwargs, their_kwargs = {}, {}
+    if case in ("logistic", "svc-n_jobs"):
+        X, y = classification(rng)
+        ours, theirs = LogisticRegression(C=0.5), SkLogisticRegression(C=0.5)
+        if case == "svc-n_jobs":
+            ours, theirs = SVC(), SVC()
+            ours_kwargs = {"n_jobs": 2}
+    elif case == "pipeline":
+        ours = make_pipeline(StandardScaler(), Ridge())
+        theirs = make_pipeline(SkStandardScaler(), SkRidge())
+    elif case == "weighted":
+        sw = rng.uniform(0.5, 2.0, len(y))
+        ours_kwargs = {"params": {"sample_weight": sw}}
+        their_kwargs = {"params": {"sample_weight": sw}}
+    elif case == "groups":
+        groups = rng.integers(0, 6, len(y))
+        ours_kwargs = {"groups": groups, "cv": GroupKFold(3)}
+        their_kwargs = {"groups": groups, "cv": GroupKFold(3)}
+    elif case == "scoring":
+        ours_kwargs = their_kwargs = {"scoring": "neg_mean_absolute_error"}
+    return X, y, ours, theirs, ours_kwargs, their_kwargs
+
+
+def _on(backend, kwargs):
+    """``kwargs`` with sample-aligned arrays in the backend's family."""
+    out = dict(kwargs)
+    if "groups" in out:
+        out["groups"] = backend.asarray(out["groups"])
+    if "params" in out:
+        out["params"] = {k: backend.asarray(v) for k, v in out["params"].items()}
+    return out
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["ridge", "logistic", "pipeline", "weighted", "groups", "scoring", "svc-n_jobs"],
+)
+def test_learning_curve_matches_sklearn(backend, rng, case):
+    """Fractions and absolute sizes, shuffled training sets, times, and the
+    cases of the other helpers."""
+    X, y, ours, theirs, ours_kwargs, their_kwargs = _estimators(case, rng)
+    kwargs = {"train_sizes": [0.3, 0.65, 1.0]}
+    if case in ("ridge", "svc-n_jobs"):
+        kwargs = {
+            "train_sizes": [40, 60, 90],
+            "shuffle": True,
+            "random_state": 7,
+            "return_times": True,
+        }
+    expected = sk_learning_curve(theirs, X, y, **kwargs, **their_kwargs)
+    got = learning_curve(
+        ours,
+        backend.asarray(X),
+        backend.asarray(y),
+        **kwargs,
+        **_on(backend, ours_kwargs),
+    )
+    assert len(got) == len(expected)
+    np.testing.assert_array_equal(got[0], expected[0])
+    _assert_curves_match(got[1:3], expected[1:3])
+    for ours_times, their_times in zip(got[3:], expected[3:], strict=True):
+        assert ours_times.shape == their_times.shape
+        assert np.all(ours_times >= 0)
+
+
+def test_learning_curve_errors_and_incremental_learning(backend, rng):
+    """scikit-learn's errors and warnings; ``exploit_incremental_learning``
+    is scikit-learn's function on host data."""
+    X, y = regression(rng)
+    X_in, y_in = backend.asarray(X), backend.asarray(y)
+    with pytest.raises(ValueError, match="must be within \\(0, 1\\]"):
+        learning_curve(Ridge(), X_in, y_in, train_sizes=[0.5, 1.5])
+    with pytest.raises(ValueError, match="partial_fit interface"):
+        learning_curve(Ridge(), X_in, y_in, exploit_incremental_learning=True)
+    with pytest.warns(RuntimeWarning, match="Removed duplicate entries"):
+        sizes, _, _ = learning_curve(Ridge(), X_in, y_in, train_sizes=[10, 10, 20])
+    np.testing.assert_array_equal(sizes, [10, 20])
+    kwargs = dict(train_sizes=[0.5, 1.0], exploit_incremental_learning=True, cv=3)
+    expected = sk_learning_curve(SGDRegressor(random_state=0), X, y, **kwargs)
+    got = learning_curve(SGDRegressor(random_state=0), X_in, y_in, **kwargs)
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+    with sk_config_context(enable_metadata_routing=True):
+        with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
+            learning_curve(Ridge(), X_in, y_in)
+
+
+@pytest.mark.parametrize(
+    "case", ["ridge", "logistic", "pipeline", "weighted", "groups", "svc-n_jobs"]
+)
+def test_permutation_test_score_matches_sklearn(backend, rng, case):
+    """The same permutations (within groups too) and scores as scikit-learn."""
+    X, y, ours, theirs, ours_kwargs, their_kwargs = _estimators(case, rng)
+    kwargs = {"n_permutations": 6, "random_state": 3}
+    expected = sk_permutation_test_score(theirs, X, y, **kwargs, **their_kwargs)
+    score, permuted, pvalue = permutation_test_score(
+        ours,
+        backend.asarray(X),
+        backend.asarray(y),
+        **kwargs,
+        **_on(backend, ours_kwargs),
+    )
+    assert isinstance(score, float) and isinstance(pvalue, float)
+    assert score == pytest.approx(expected[0], abs=1e-6)
+    assert type(permuted) is np.ndarray and permuted.shape == (6,)
+    np.testing.assert_allclose(permuted, expected[1], rtol=0, atol=1e-6)
+    assert pvalue == expected[2]
+
+
+def test_permutation_test_score_raises_and_refuses_routing(rng):
+    """Fits are not caught (scikit-learn has no error_score here)."""
+    X, y = classification(rng)
+    with pytest.raises(ValueError, match="l1_ratio"):
+        permutation_test_score(LogisticRegression(l1_ratio=0.5), X, y, n_permutations=2)
+    with pytest.raises(InvalidParameterError, match="n_permutations"):
+        permutation_test_score(LogisticRegression(), X, y, n_permutations=0)
+    with sk_config_context(enable_metadata_routing=True):
+        with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
+            permutation_test_score(LogisticRegression(), X, y)
