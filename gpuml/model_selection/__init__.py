@@ -6,6 +6,8 @@
   searches with a device-resident ``fit``: data uploaded once, folds indexed
   on the device, candidates batched where the estimator allows it (see
   ``_batch.py``), scores computed on the device.
+  :class:`HalvingGridSearchCV` and :class:`HalvingRandomSearchCV` (scikit-learn's
+  successive halving) run on the same ``fit``.
 - :func:`cross_validate`, :func:`cross_val_score`, :func:`cross_val_predict`,
   :func:`validation_curve`, :func:`learning_curve` and
   :func:`permutation_test_score` run on the same machinery (in a validation
@@ -13,6 +15,7 @@
   estimator allows it).
 """
 
+from gpuml.model_selection._halving import HalvingGridSearchCV, HalvingRandomSearchCV
 from gpuml.model_selection._search import GridSearchCV, RandomizedSearchCV
 from gpuml.model_selection._split import (
     GroupKFold,
@@ -35,6 +38,8 @@ from gpuml.model_selection._validation import (
 __all__ = [
     "GridSearchCV",
     "GroupKFold",
+    "HalvingGridSearchCV",
+    "HalvingRandomSearchCV",
     "KFold",
     "RandomizedSearchCV",
     "ShuffleSplit",

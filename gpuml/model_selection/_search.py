@@ -84,7 +84,7 @@ def _host_folds(cv, n_samples, y, groups) -> list:
     """The splitter's (train, test) pairs as host int64 index arrays."""
     return [
         (_fold_indices(train), _fold_indices(test))
-        for train, test in cv.split(_placeholder(n_samples), y, groups)
+        for train, test in cv.split(_placeholder(n_samples), y, groups=groups)
     ]
 
 
@@ -346,6 +346,10 @@ class _DeviceSearchMixin:
         y_host = download(y)
         cv_orig = check_cv(self.cv, y_host, classifier=is_classifier(self.estimator))
         self._checked_cv_orig = cv_orig
+        split_params = {} if groups is None else {"groups": groups}
+        check_inputs = getattr(self, "_check_input_parameters", None)
+        if check_inputs is not None:  # the halving searches' checks and resources
+            check_inputs(X=_placeholder(n_samples), y=y_host, split_params=split_params)
         self.n_splits_ = cv_orig.get_n_splits(_placeholder(n_samples), y_host, groups)
         base_estimator = clone(self.estimator)
         data = SearchData(X, y, params, compute_namespace())
@@ -414,7 +418,8 @@ class _DeviceSearchMixin:
                     client,
                     hooks,
                     self.n_jobs,
-                    self.pre_dispatch,
+                    # The halving searches have no pre_dispatch.
+                    getattr(self, "pre_dispatch", "2*n_jobs"),
                 )
                 if not out:
                     raise ValueError(
@@ -576,7 +581,7 @@ class GridSearchCV(_DeviceSearchMixin, sk.GridSearchCV):
     >>> X = rng.normal(size=(200, 5))
     >>> y = X @ np.arange(5.0) + rng.normal(size=200)
     >>> search = GridSearchCV(Ridge(), {"alpha": np.logspace(-3, 3, 7)}, cv=5)
-    >>> search.fit(X, y).best_params_["alpha"] <= 10
+    >>> bool(search.fit(X, y).best_params_["alpha"] <= 10)
     True
     >>> sorted(search.cv_results_)[:3]
     ['mean_fit_time', 'mean_score_time', 'mean_test_score']
