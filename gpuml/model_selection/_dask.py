@@ -251,11 +251,21 @@ def _declares_gpus(client) -> bool:
 
 
 def dispatch(
-    client, estimator, units, data: SearchData, folds, scorer, score_params, options
+    client,
+    estimator,
+    units,
+    data: SearchData,
+    folds,
+    scorer,
+    score_params,
+    options,
+    progress,
 ) -> dict:
     """Run every (unit, fold) task on ``client``; ``table[candidate, split]``.
 
     The data go out first, once per worker (see :func:`_payload_values`).
+    ``progress`` (a :class:`~gpuml.model_selection._progress.Progress`)
+    counts the fits as the tasks complete.
     """
     start = time.perf_counter()
     token = uuid.uuid4().hex
@@ -272,10 +282,19 @@ def dispatch(
             n_workers = len(client.scheduler_info().get("workers", {}))
             print(
                 f"[gpuml dask] data sent to {n_workers} workers{how} in "
-                f"{time.perf_counter() - start:.2f} s"
+                f"{time.perf_counter() - start:.2f} s; dashboard: "
+                f"{client.dashboard_link}"
             )
         return _run(
-            client, payload_future, estimator, units, folds, scorer, options, config
+            client,
+            payload_future,
+            estimator,
+            units,
+            folds,
+            scorer,
+            options,
+            config,
+            progress,
         )
     finally:
         # Release the payload, drop the workers' copies and the shared files.
@@ -325,7 +344,9 @@ def _payload_values(client, estimator, data, score_params, token, config):
     return shared, how, files
 
 
-def _run(client, payload, estimator, units, folds, scorer, options, config) -> dict:
+def _run(
+    client, payload, estimator, units, folds, scorer, options, config, progress
+) -> dict:
     """Submit every (unit, fold) task and collect the records as they come.
 
     ``payload`` is the future of the scattered :class:`_Payload`.
@@ -362,12 +383,11 @@ def _run(client, payload, estimator, units, folds, scorer, options, config) -> d
             for index, params in group.members
         }
         completed = as_completed(futures, loop=client.loop)
-        for done, future in enumerate(completed, start=1):
+        for future in completed:
             for index, split, record in future.result():
                 table[index, split] = record
                 print_end(record, members[index], options, index, split)
-            if options.verbose > 0:
-                print(f"[gpuml dask] {done}/{len(futures)} tasks done")
+            progress.advance_to(len(table))
         return table
     finally:
         with contextlib.suppress(Exception):  # a worker already gone

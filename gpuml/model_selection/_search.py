@@ -56,6 +56,7 @@ from gpuml.model_selection._batch import final_step, group_candidates, is_pipeli
 from gpuml.model_selection._callbacks import NO_HOOKS, EvaluationHooks
 from gpuml.model_selection._dask import search_client
 from gpuml.model_selection._data import SearchData, download
+from gpuml.model_selection._progress import Progress
 from gpuml.model_selection._results import Options, resolve_deferred
 from gpuml.model_selection._tasks import evaluate_unit, has_prefix
 
@@ -178,12 +179,21 @@ def evaluate(
 
     for index, split in pairs:
         hooks.begin(index, split, rows(split))
+    progress = Progress(len(candidates) * len(folds), options.verbose)
     try:
         if client is not None:
             from gpuml.model_selection._dask import dispatch
 
             table = dispatch(
-                client, estimator, units, data, folds, scorer, score_params, options
+                client,
+                estimator,
+                units,
+                data,
+                folds,
+                scorer,
+                score_params,
+                options,
+                progress,
             )
         else:
             if spread:
@@ -198,6 +208,7 @@ def evaluate(
                     score_params,
                     options,
                 )
+                progress.advance_to(len(table))
             splits = list(range(len(folds)))
             for unit in units:
                 evaluate_unit(
@@ -212,7 +223,9 @@ def evaluate(
                     table,
                     hooks,
                 )
+                progress.advance_to(len(table))
     finally:
+        progress.close()
         for index, split in pairs:
             hooks.end(index, split, rows(split))
     out = [table[i, s] for i in range(len(candidates)) for s in range(len(folds))]

@@ -269,15 +269,18 @@ def test_error_score_raise_reraises_the_fit_error(client, rng):
         search.fit(X, y)
 
 
-def test_verbose_reports_tasks(client, rng, capsys):
+def test_verbose_reports_progress_and_dashboard(client, rng, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # the text progress
     X, y = _regression(rng)
     with config_context(device="cpu"):
         GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=3, verbose=2, client=client).fit(
             X, y
         )
-    out = capsys.readouterr().out
-    assert "[gpuml dask] 3/3 tasks done" in out
-    assert out.count("[CV] END ") == 3 * len(ALPHAS)
+    captured = capsys.readouterr()
+    assert f"dashboard: {client.dashboard_link}" in captured.out
+    assert captured.out.count("[CV] END ") == 3 * len(ALPHAS)
+    n_fits = 3 * len(ALPHAS)
+    assert f"[gpuml search] {n_fits}/{n_fits} fits done in " in captured.err
 
 
 def test_sklearn_search_with_gpuml_estimators_on_joblib_dask(client, rng):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -514,18 +515,63 @@ def test_best_estimator_pickles_in_the_input_family(backend, rng):
     assert search.refit_time_ >= 0
 
 
-def test_verbose_progress(backend, rng, capsys):
+def test_verbose_progress(backend, rng, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # the text progress
     X, y = regression(rng)
     GridSearchCV(Ridge(), {"alpha": ALPHAS[:2]}, cv=3, verbose=3).fit(
         backend.asarray(X), backend.asarray(y)
     )
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert re.search(
+        r"^\[gpuml search\] 6/6 fits done in \d+\.\d s, about 0\.0 s left$",
+        captured.err,
+        re.MULTILINE,
+    )
     assert "Fitting 3 folds for each of 2 candidates, totalling 6 fits" in out
     lines = [line for line in out.splitlines() if line.startswith("[CV")]
     assert len(lines) == 6
     assert re.search(
         r"\[CV 2/3\] END \.+alpha=0\.1;, score=-?\d\.\d{3} total time=", out
     )
+
+
+class _FakeBar:
+    """tqdm's interface as the progress display uses it."""
+
+    bars: list = []
+
+    def __init__(self, total, desc, unit):
+        self.total, self.desc, self.unit = total, desc, unit
+        self.steps, self.closed = [], False
+        _FakeBar.bars.append(self)
+
+    def update(self, step):
+        self.steps.append(step)
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize("verbose", [0, 1])
+def test_progress_bar_with_tqdm(rng, capsys, monkeypatch, verbose):
+    """With tqdm installed: one bar from verbose=1 (none at 0), advanced as
+    units complete (a pipeline's candidates one at a time, a batched group all
+    at once), to the total, then closed; no text progress."""
+    fake = type(sys)("tqdm.auto")
+    fake.tqdm = _FakeBar
+    monkeypatch.setitem(sys.modules, "tqdm.auto", fake)
+    monkeypatch.setattr(_FakeBar, "bars", [])
+    X, y = regression(rng)
+    grid = [{"alpha": ALPHAS[:3]}, {"alpha": [1.0], "fit_intercept": [False]}]
+    GridSearchCV(Ridge(), grid, cv=2, verbose=verbose).fit(X, y)
+    if not verbose:
+        assert _FakeBar.bars == []
+        return
+    [bar] = _FakeBar.bars
+    assert (bar.total, bar.desc, bar.unit) == (8, "gpuml search", "fit")
+    assert sum(bar.steps) == 8 and len(bar.steps) == 2 and bar.closed
+    assert "fits done" not in capsys.readouterr().err
 
 
 def test_metadata_routing_is_refused_with_a_fix(rng):
