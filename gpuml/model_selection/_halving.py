@@ -21,13 +21,60 @@ from sklearn.model_selection._search_successive_halving import (
 from sklearn.model_selection._search_successive_halving import (
     HalvingRandomSearchCV as _SkHalvingRandomSearchCV,
 )
+from sklearn.model_selection._search_successive_halving import (
+    _SubsampleMetaSplitter,
+)
+from sklearn.utils import check_random_state
 
 from gpuml._sklearn_compat import fit_context, num_samples
-from gpuml.model_selection._search import _FIT_NOTE, _DeviceSearchMixin
+from gpuml.model_selection._search import _FIT_NOTE, _DeviceSearchMixin, _host_folds
+
+
+def subsample(indices: np.ndarray, fraction: float, random_state, permutations: dict):
+    """``sklearn.utils.resample(indices, replace=False, n_samples=int(fraction
+    * len(indices)), random_state=random_state)``, the same rows in the same
+    order: the first rows of a shuffled ``arange``, drawn from the random
+    state as ``resample`` draws them. An integer seed gives a fresh
+    ``RandomState`` per call, hence one permutation per length, kept in
+    ``permutations`` (a halving iteration resamples folds of equal lengths
+    with it again and again)."""
+    n = len(indices)
+    if isinstance(random_state, (int, np.integer)):
+        order = permutations.get(n)
+        if order is None:
+            order = permutations[n] = check_random_state(random_state).permutation(n)
+    else:
+        order = np.arange(n)
+        check_random_state(random_state).shuffle(order)
+    return indices[order[: int(fraction * n)]]
 
 
 class _DeviceHalvingMixin(_DeviceSearchMixin):
-    """What scikit-learn's ``BaseSuccessiveHalving.fit`` adds to a search's."""
+    """What scikit-learn's ``BaseSuccessiveHalving.fit`` adds to a search's,
+    and its iterations' folds without the repeated splitting."""
+
+    def _host_folds(self, cv, n_samples, y, groups) -> list:
+        """scikit-learn's ``_SubsampleMetaSplitter`` folds, the same indices.
+
+        The base splitter yields the same folds at every call (the halving
+        searches check it), so it is split once per ``fit`` rather than once
+        per iteration, and the subsamples are drawn by :func:`subsample`.
+        """
+        if type(cv) is not _SubsampleMetaSplitter:
+            return super()._host_folds(cv, n_samples, y, groups)
+        cache = self.__dict__.setdefault("_halving_fold_cache", {})
+        key = (id(cv.base_cv), n_samples)
+        if key not in cache:
+            cache[key] = (cv.base_cv, _host_folds(cv.base_cv, n_samples, y, groups))
+        base_folds = cache[key][1]
+        permutations: dict = {}
+        folds = []
+        for train, test in base_folds:
+            train = subsample(train, cv.fraction, cv.random_state, permutations)
+            if cv.subsample_test:
+                test = subsample(test, cv.fraction, cv.random_state, permutations)
+            folds.append((train, test))
+        return folds
 
     @fit_context(prefer_skip_nested_validation=False)  # estimator not validated
     def fit(self, X, y=None, **params):
@@ -48,7 +95,10 @@ class _DeviceHalvingMixin(_DeviceSearchMixin):
         self : object
         """
         self._n_samples_orig = num_samples(X)
-        super().fit(X, y, **params)
+        try:
+            super().fit(X, y, **params)
+        finally:
+            self.__dict__.pop("_halving_fold_cache", None)
         # The refit picks the best of the last iteration, which the base
         # search does not score as best_score_.
         self.best_score_ = self.cv_results_["mean_test_score"][self.best_index_]

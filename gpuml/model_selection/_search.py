@@ -284,6 +284,10 @@ class _DeviceSearchMixin:
             state = {**state, "client": client_address(state["client"])}
         return state
 
+    def _host_folds(self, cv, n_samples, y, groups) -> list:
+        """The folds of one ``evaluate_candidates`` call (host indices)."""
+        return _host_folds(cv, n_samples, y, groups)
+
     def _get_scorers(self):
         """gpuml's scorers for ``scoring`` (and the refit metric's name)."""
         refit_metric = "score"
@@ -388,7 +392,7 @@ class _DeviceSearchMixin:
                 cv = cv or cv_orig
                 candidate_params = list(candidate_params)
                 n_splits = self.n_splits_
-                folds = _host_folds(cv, n_samples, y_host, groups)
+                folds = self._host_folds(cv, n_samples, y_host, groups)
                 if len(folds) != n_splits:
                     raise ValueError(
                         "cv.split and cv.get_n_splits return inconsistent results. "

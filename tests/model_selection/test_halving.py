@@ -10,9 +10,10 @@ from sklearn import config_context as sk_config_context
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
-from sklearn.model_selection import GroupKFold, KFold
+from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
 from sklearn.model_selection import HalvingGridSearchCV as SkHalvingGridSearchCV
 from sklearn.model_selection import HalvingRandomSearchCV as SkHalvingRandomSearchCV
+from sklearn.model_selection._search_successive_halving import _SubsampleMetaSplitter
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
 from sklearn.svm import SVC
@@ -175,3 +176,54 @@ def test_halving_errors_are_sklearn_s(rng):
     with sk_config_context(enable_metadata_routing=True):
         with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
             HalvingGridSearchCV(Ridge(), grid).fit(X, y)
+
+
+@pytest.mark.parametrize("seed", ["int", "instance", "none"])
+@pytest.mark.parametrize("subsample_test", [True, False])
+@pytest.mark.parametrize("base", ["kfold", "stratified", "groups"])
+def test_iteration_folds_are_sklearn_s(rng, seed, subsample_test, base):
+    """The subsampled folds of an iteration are scikit-learn's
+    ``_SubsampleMetaSplitter`` folds, index for index, whatever the seed (the
+    base folds split once, the permutations of an integer seed reused)."""
+    n_samples = 503
+    y = rng.integers(0, 3, n_samples)
+    groups = rng.integers(0, 10, n_samples) if base == "groups" else None
+    base_cv = {
+        "kfold": KFold(4),
+        "stratified": StratifiedKFold(3),
+        "groups": GroupKFold(3),
+    }[base]
+    global_state = np.random.get_state()  # noqa: NPY002
+    search = HalvingGridSearchCV(Ridge(), {"alpha": [1.0]})
+    try:
+        _compare_folds(search, base_cv, n_samples, y, groups, seed, subsample_test)
+    finally:
+        np.random.set_state(global_state)  # noqa: NPY002
+
+
+def _compare_folds(search, base_cv, n_samples, y, groups, seed, subsample_test):
+    for fraction in (0.1, 0.37, 1.0):
+
+        def state():
+            return {
+                "int": 7,
+                "instance": np.random.RandomState(7),
+                "none": None,
+            }[seed]
+
+        splitter = _SubsampleMetaSplitter(
+            base_cv=base_cv,
+            fraction=fraction,
+            subsample_test=subsample_test,
+            random_state=state(),
+        )
+        # random_state=None draws from NumPy's global state: the same for both.
+        np.random.seed(11)  # noqa: NPY002
+        expected = list(splitter.split(np.zeros((n_samples, 1)), y, groups=groups))
+        splitter.random_state = state()
+        np.random.seed(11)  # noqa: NPY002
+        got = search._host_folds(splitter, n_samples, y, groups)
+        assert len(got) == len(expected)
+        for (train, test), (train_exp, test_exp) in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(train, train_exp)
+            np.testing.assert_array_equal(test, test_exp)
