@@ -722,6 +722,10 @@ class LogisticRegression(
 
     # -- the batched-candidates protocol of gpuml.model_selection ----------
 
+    # Each C has its own L-BFGS iterate: a batch costs about the sum of its
+    # candidates' fits, so a Dask search may split it between workers.
+    _batch_cost_per_candidate = True
+
     def _batch_params(self) -> frozenset:
         """``C`` values can be optimised together (one L-BFGS over all rows)."""
         return frozenset({"C"})

@@ -24,6 +24,13 @@ returning the candidates' responses stacked on a leading axis:
 ``(k, n_samples)`` or ``(k, n_samples, n_columns)``. The batched scorers of
 :mod:`gpuml.metrics` score such a stack in one reduction.
 
+Optionally, a class attribute ``_batch_cost_per_candidate = True`` says
+that a batch costs about the sum of its candidates' fits
+(LogisticRegression: one L-BFGS iterate per ``C``), so that a Dask search
+may split a batch into sub-batches to keep every worker busy; without it
+(Ridge: one factorisation per fold serves every ``alpha``) a batch is never
+split, since splitting would repeat its shared work.
+
 The search groups candidates that differ only in batch parameters (of the
 estimator, or of a Pipeline's final step), fits each group with one
 ``_fit_batch`` and scores it with one batched scorer call per metric.
@@ -51,6 +58,12 @@ def final_step(estimator):
     if isinstance(steps, list) and steps:
         return steps[-1]
     return None, estimator
+
+
+def cost_per_candidate(estimator) -> bool:
+    """Whether a batch of the estimator (or its final step) costs about the
+    sum of its candidates' fits (see the protocol above)."""
+    return bool(getattr(final_step(estimator)[1], "_batch_cost_per_candidate", False))
 
 
 def is_pipeline(estimator) -> bool:

@@ -35,6 +35,12 @@ How the work travels:
   worker loss is the same task), and no unit and fold is computed twice.
   Tasks ask for ``resources={"GPU": 1}`` when the workers declare GPU
   resources.
+- **Balance.** When there are too few tasks to keep every worker busy to
+  the end (one batched group on 5 folds is 5 tasks: 3 and 2 on two GPUs),
+  batched groups are split by candidates into sub-batches until the tasks
+  divide evenly among the workers (:func:`balance_units`); the data are
+  never duplicated, and results are stored by candidate, so their order and
+  values are those of the unsplit search.
 - **Collection.** Results are gathered as they complete. A worker lost mid-
   search costs only the tasks it was running: the scheduler runs them
   again on another worker (they are pure), and the search's results do not
@@ -50,6 +56,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import sys
 import threading
 import time
@@ -62,6 +69,7 @@ from gpuml._array import compute_namespace
 from gpuml._config import config_context, get_config
 from gpuml.base import accepts_device_input
 from gpuml.model_selection import _ipc, _shm
+from gpuml.model_selection._batch import cost_per_candidate
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._results import print_end, resolve_deferred
 from gpuml.model_selection._tasks import evaluate_unit
@@ -279,7 +287,7 @@ def dispatch(
         payload = _Payload(token, values, folds)
         [payload_future] = client.scatter([payload], broadcast=True, hash=False)
         if options.verbose > 0:
-            n_workers = len(client.scheduler_info().get("workers", {}))
+            n_workers = len(client.nthreads())
             print(
                 f"[gpuml dask] data sent to {n_workers} workers{how} in "
                 f"{time.perf_counter() - start:.2f} s; dashboard: "
@@ -344,6 +352,71 @@ def _payload_values(client, estimator, data, score_params, token, config):
     return shared, how, files
 
 
+# balance_units: the share of the workers' time a schedule keeps busy that is
+# good enough, and the most sub-batches a batched group is split into.
+GOOD_BALANCE = 0.9
+MAX_PIECES = 8
+
+
+def _balance(n_tasks: int, n_workers: int) -> float:
+    """Busy share of ``n_workers`` running ``n_tasks`` equal tasks in rounds."""
+    return n_tasks / (n_workers * math.ceil(n_tasks / n_workers))
+
+
+def balance_units(estimator, units: list, n_splits: int, n_workers: int) -> list:
+    """``units`` with batched groups split by candidates for ``n_workers``.
+
+    A unit is ``(pipeline, groups)``; one task runs a unit on one fold. When
+    the ``len(units) * n_splits`` tasks would leave workers idle in the last
+    round (a busy share under :data:`GOOD_BALANCE`) and a batch of the
+    estimator costs about the sum of its candidates' fits
+    (:func:`~gpuml.model_selection._batch.cost_per_candidate`), each unit
+    made of one batched group of several candidates is split into up to
+    ``pieces``
+    sub-batches of consecutive candidates, with the smallest ``pieces`` (at
+    most :data:`MAX_PIECES`) that reaches a good balance, or else the best.
+    A sub-batch fits a subset of its group's candidates on the same fold, so
+    nothing but the per-fold work shared by the batch (a Gram matrix, a data
+    pass per L-BFGS step, a Pipeline's prefix steps) is repeated, and each
+    candidate is still fitted once.
+    """
+    n_tasks = len(units) * n_splits
+    if (
+        n_workers <= 1
+        or not n_tasks
+        or _balance(n_tasks, n_workers) >= GOOD_BALANCE
+        or not cost_per_candidate(estimator)
+    ):
+        return units
+    sizes = [
+        len(groups[0].members) if len(groups) == 1 and groups[0].batched else 1
+        for _, groups in units
+    ]
+    if max(sizes) <= 1:
+        return units
+
+    def tasks_with(pieces):
+        return n_splits * sum(min(pieces, size) for size in sizes)
+
+    best = max(
+        range(2, MAX_PIECES + 1),
+        key=lambda pieces: (
+            min(_balance(tasks_with(pieces), n_workers), GOOD_BALANCE),
+            -pieces,
+        ),
+    )
+    out = []
+    for (pipeline, groups), size in zip(units, sizes, strict=True):
+        if size <= 1:
+            out.append((pipeline, groups))
+            continue
+        [group] = groups
+        for part in np.array_split(np.arange(size), min(best, size)):
+            members = [group.members[i] for i in part]
+            out.append((pipeline, [dataclasses.replace(group, members=members)]))
+    return out
+
+
 def _run(
     client, payload, estimator, units, folds, scorer, options, config, progress
 ) -> dict:
@@ -355,6 +428,7 @@ def _run(
     from distributed import as_completed
 
     resources = {"GPU": 1} if _declares_gpus(client) else None
+    units = balance_units(estimator, list(units), len(folds), len(client.nthreads()))
     quiet = dataclasses.replace(options, verbose=0)  # the caller prints progress
     futures = {}
     try:

@@ -27,6 +27,7 @@ from gpuml.linear_model import LogisticRegression, Ridge  # noqa: E402
 from gpuml.model_selection import (  # noqa: E402
     GridSearchCV,
     RandomizedSearchCV,
+    _batch,
     _dask,
 )
 from gpuml.preprocessing import StandardScaler  # noqa: E402
@@ -194,6 +195,82 @@ def test_dispatch_on_the_gpu_matches_in_process(client, dispatched, rng, case):
     assert dispatched == [client]
     assert isinstance(ours.best_estimator_.coef_, cupy.ndarray)
     _assert_same_results(ours, theirs)
+
+
+def _units(estimator, candidates):
+    from gpuml.model_selection._search import _units as units_of
+
+    return list(units_of(estimator, _batch.group_candidates(estimator, candidates)))
+
+
+@pytest.mark.parametrize(
+    "n_candidates, n_splits, n_workers, expected_sizes",
+    [
+        (16, 5, 2, [8, 8]),  # 5 tasks -> 10: 5 per worker
+        (16, 5, 8, [6, 5, 5]),  # 5 -> 15 tasks: 15 of 16 slots busy
+        (16, 5, 1, [16]),  # one worker: nothing to balance
+        (16, 4, 2, [16]),  # 4 tasks already divide evenly
+        (1, 5, 2, [1]),  # a single candidate cannot be split
+        (2, 5, 4, [1, 1]),  # at most one sub-batch per candidate
+    ],
+)
+def test_balance_splits_batched_groups_by_candidates(
+    n_candidates, n_splits, n_workers, expected_sizes
+):
+    candidates = [{"C": float(c)} for c in np.logspace(-2, 2, n_candidates)]
+    estimator = LogisticRegression()
+    units = _units(estimator, candidates)
+    balanced = _dask.balance_units(estimator, units, n_splits, n_workers)
+    sizes = [len(groups[0].members) for _, groups in balanced]
+    assert sizes == expected_sizes
+    members = [m for _, groups in balanced for g in groups for m in g.members]
+    assert members == units[0][1][0].members  # every candidate once, in order
+    assert all(groups[0].batched for _, groups in balanced)
+
+
+def test_balance_splits_only_what_it_should():
+    """Unbatched units are not split, nor batches whose work is shared
+    (Ridge's factorisation per fold); Pipelines follow their final step."""
+    lr = LogisticRegression()
+    one_by_one = _units(lr, [{"fit_intercept": v} for v in (True, False)])
+    assert _dask.balance_units(lr, one_by_one, 5, 2) == one_by_one
+    ridge = _units(Ridge(), [{"alpha": a} for a in ALPHAS])
+    assert _dask.balance_units(Ridge(), ridge, 5, 2) == ridge
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression())
+    units = _units(pipeline, [{"logisticregression__C": c} for c in (0.1, 1, 10)])
+    balanced = _dask.balance_units(pipeline, units, 5, 2)
+    assert [len(groups[0].members) for _, groups in balanced] == [2, 1]
+    mixed = _units(
+        lr, [{"C": c, "fit_intercept": f} for f in (True, False) for c in ALPHAS]
+    )
+    assert len(mixed) == 2
+    # 10 tasks on 4 workers (10 of 12 slots): split each group in two -> 20.
+    sizes = [len(g[0].members) for _, g in _dask.balance_units(lr, mixed, 5, 4)]
+    assert sizes == [4, 3, 4, 3]
+
+
+def test_dispatched_batch_is_split_for_the_workers(client, rng, monkeypatch):
+    """One batched group on 5 folds over 2 workers runs as 2 sub-batches per
+    fold, with the in-process search's results."""
+    seen = []
+    real = _dask.balance_units
+
+    def spy(estimator, units, n_splits, n_workers):
+        out = real(estimator, units, n_splits, n_workers)
+        seen.append((len(units), len(out), n_workers))
+        return out
+
+    monkeypatch.setattr(_dask, "balance_units", spy)
+    X, y = _classification(rng)
+    grid = {"C": [0.01, 0.1, 1.0, 10.0]}
+    with config_context(device="cpu"):
+        ours = GridSearchCV(LogisticRegression(), grid, client=client).fit(X, y)
+        expected = GridSearchCV(LogisticRegression(), grid).fit(X, y)
+    assert seen == [(1, 2, 2)]
+    np.testing.assert_array_equal(
+        ours.cv_results_["mean_test_score"], expected.cv_results_["mean_test_score"]
+    )
+    assert ours.best_params_ == expected.best_params_
 
 
 def test_client_sources(client, dispatched, rng, tmp_path):
