@@ -1,0 +1,94 @@
+"""A one-group search on every GPU: sub-batches against whole batches.
+
+Run on a machine with two or more GPUs (``nvidia-h200-x2``):
+``python -m benchmarks.run dask_balance``. The workload is issue 17's: one
+batched group, ``GridSearchCV(LogisticRegression())`` over 16 C values,
+5-fold, on 600,000 x 384 float32 with 6 classes: 5 tasks unsplit, which
+do not divide evenly among 2 GPUs (3 and 2). Rows, data in NumPy, median of
+``repeat`` runs after a warm-up:
+
+1. gpuml's search in process, on one GPU;
+2. through ``dask_cuda.LocalCUDACluster`` (one worker per GPU) with the
+   batch split by candidates (``_dask.balance_units``, the default);
+3. the same with splitting off (the tasks of before this change).
+
+The notes give the speed-up against row 1 and whether every split score is
+the in-process search's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.model_selection import KFold
+
+from benchmarks._timing import cupy_or_none, no_gpu_reason, row, time_call
+
+N, N_QUICK, P, CLASSES = 600_000, 60_000, 384, 6
+GRID = {"C": np.logspace(-3, 2, 16)}
+
+
+def make_data(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, P), dtype=np.float32)
+    W = rng.standard_normal((P, CLASSES)).astype(np.float32) / np.sqrt(P)
+    scores = X @ W + rng.gumbel(size=(n, CLASSES)).astype(np.float32)
+    return X, scores.argmax(axis=1)
+
+
+def _max_score_diff(a, b) -> float:
+    keys = [k for k in b.cv_results_ if k.startswith("split") and "test" in k]
+    return max(float(np.max(np.abs(a.cv_results_[k] - b.cv_results_[k]))) for k in keys)
+
+
+def run(quick: bool, repeat: int = 3) -> list[dict]:
+    n = N_QUICK if quick else N
+    workload = (
+        f"GridSearchCV LogisticRegression, 16 Cs (one batched group), "
+        f"{n:,}x{P} float32, {CLASSES} classes, 5-fold"
+    )
+    if cupy_or_none() is None:
+        return [row(workload, "gpuml", "NumPy", None, no_gpu_reason())]
+    from dask_cuda import LocalCUDACluster
+    from distributed import Client
+
+    from gpuml import config_context
+    from gpuml.linear_model import LogisticRegression
+    from gpuml.model_selection import GridSearchCV, _dask
+
+    X, y = make_data(n)
+    rows = []
+    with config_context(device="gpu"):
+
+        def search(client=None):
+            return GridSearchCV(LogisticRegression(), GRID, cv=KFold(5), client=client)
+
+        t_one, one = time_call(lambda: search().fit(X, y), repeat)
+        rows.append(
+            row(workload, "gpuml, in process", "NumPy, 1 GPU", t_one, compare=False)
+        )
+        with (
+            LocalCUDACluster(
+                host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
+            ) as cluster,
+            Client(cluster, set_as_default=False) as client,
+        ):
+            n_gpus = len(client.nthreads())
+            good = _dask.GOOD_BALANCE
+            for label, balance in (("sub-batches", good), ("whole batches", 0.0)):
+                _dask.GOOD_BALANCE = balance
+                try:
+                    t, got = time_call(lambda c=client: search(c).fit(X, y), repeat)
+                finally:
+                    _dask.GOOD_BALANCE = good
+                rows.append(
+                    row(
+                        workload,
+                        f"gpuml, Dask, {label}",
+                        f"NumPy, LocalCUDACluster, {n_gpus} GPUs",
+                        t,
+                        f"{t_one / t:.2f}x row 1; max |Δ split score| "
+                        f"{_max_score_diff(got, one):.1e}",
+                        compare=False,
+                    )
+                )
+    return rows
