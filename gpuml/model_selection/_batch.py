@@ -131,12 +131,12 @@ def group_candidates(estimator, candidates: list[dict]) -> list[Group]:
         group.members.append((index, params))
     for group in groups.values():
         varying = frozenset(group.members[0][1]) - frozenset(group.fixed)
-        if varying and any(
+        if not varying or any(
             set(p) != set(group.members[0][1]) for _, p in group.members
         ):
-            continue  # candidates of one grid dict with different keys
+            continue  # nothing to batch, or one grid dict with different keys
         configured = clone(estimator).set_params(**clone(group.fixed, safe=False))
-        if varying and varying <= batch_param_names(configured):
+        if varying <= batch_param_names(configured):
             group.batch_names = varying
     return list(groups.values())
 

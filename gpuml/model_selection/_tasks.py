@@ -38,7 +38,7 @@ from sklearn.utils import get_tags
 
 from gpuml._array import to_host
 from gpuml.base import BatchUnsupported, accepts_device_input
-from gpuml.model_selection._batch import Group, batch_scorers, final_step
+from gpuml.model_selection._batch import Group, batch_scorers, final_step, is_pipeline
 from gpuml.model_selection._callbacks import NO_HOOKS
 from gpuml.model_selection._data import DataView
 from gpuml.model_selection._results import (
@@ -189,9 +189,13 @@ def evaluate_unit(
     the search's callback hooks (``_callbacks.py``).
     """
     pipeline, groups = unit
-    configured = [
-        clone(estimator).set_params(**clone(g.fixed, safe=False)) for g in groups
-    ]
+    # Parameters can change a Pipeline's steps, hence where it can compute;
+    # not the class of any other estimator (whose set_params is left alone).
+    configured = (
+        [clone(estimator).set_params(**clone(g.fixed, safe=False)) for g in groups]
+        if is_pipeline(estimator)
+        else [estimator]
+    )
     view = data.view(all(accepts_device_input(c) for c in configured))
     if pipeline is None:
         for group in groups:
@@ -240,9 +244,11 @@ def evaluate_group(
     ``estimator`` is the unfitted base estimator; ``folds`` are host
     (train, test) index pairs.
     """
-    configured = clone(estimator).set_params(**clone(group.fixed, safe=False))
     remaining = list(splits)
-    scorers = batch_scorers(scorer, configured) if group.batched else None
+    configured = scorers = None
+    if group.batched:
+        configured = clone(estimator).set_params(**clone(group.fixed, safe=False))
+        scorers = batch_scorers(scorer, configured)
     if scorers is not None and view.y is not None:
         remaining = _evaluate_batched(
             configured,
@@ -259,7 +265,9 @@ def evaluate_group(
     for split in remaining:
         train, test = folds[split]
         for index, params in group.members:
-            candidate = clone(configured).set_params(**clone(params, safe=False))
+            # One set_params per candidate and split, as in scikit-learn (a
+            # candidate's parameters include its group's fixed ones).
+            candidate = clone(estimator).set_params(**clone(params, safe=False))
             table[index, split] = fit_and_score(
                 candidate,
                 view,

@@ -1,6 +1,7 @@
-"""scikit-learn's own ``test_search.py`` passes against gpuml's searches.
+"""scikit-learn's own ``test_search.py`` and ``test_successive_halving.py``
+pass against gpuml's searches.
 
-The suite runs in a subprocess (``tests/sklearn_search_plugin.py`` swaps the
+The suites run in a subprocess (``tests/sklearn_search_plugin.py`` swaps the
 classes in) and every test must pass but those that need metadata routing,
 which gpuml's searches do not support yet. The list was made with
 scikit-learn 1.9; other releases ship other tests, so the check runs there
@@ -19,7 +20,8 @@ import pytest
 import sklearn
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITE = Path(sklearn.__file__).parent / "model_selection" / "tests" / "test_search.py"
+TESTS = Path(sklearn.__file__).parent / "model_selection" / "tests"
+SUITES = [TESTS / "test_search.py", TESTS / "test_successive_halving.py"]
 # Metadata routing is refused with NotImplementedError (docs/differences).
 NEEDS_ROUTING = {
     "test_multi_metric_search_forwards_metadata[GridSearchCV-param_grid]",
@@ -28,7 +30,8 @@ NEEDS_ROUTING = {
 
 
 @pytest.mark.skipif(
-    not sklearn.__version__.startswith("1.9.") or not SUITE.exists(),
+    not sklearn.__version__.startswith("1.9.")
+    or not all(suite.exists() for suite in SUITES),
     reason="the expected results are scikit-learn 1.9's test_search.py",
 )
 def test_sklearn_search_suite_passes(tmp_path):
@@ -44,9 +47,9 @@ def test_sklearn_search_suite_passes(tmp_path):
             "tests.sklearn_search_plugin",
             "-p",
             "no:cacheprovider",
-            f"--confcutdir={SUITE.parents[3]}",  # scikit-learn's conftest fixtures
+            f"--confcutdir={TESTS.parents[2]}",  # scikit-learn's conftest fixtures
             f"--junitxml={report}",
-            str(SUITE),
+            *map(str, SUITES),
         ],
         cwd=tmp_path,
         env=env,
@@ -63,4 +66,5 @@ def test_sklearn_search_suite_passes(tmp_path):
         )
     failed = {name for name, result in outcome.items() if result == "failed"}
     assert failed == NEEDS_ROUTING
-    assert sum(result == "passed" for result in outcome.values()) >= 139
+    # 139 of test_search.py, 102 of test_successive_halving.py (1.9.1).
+    assert sum(result == "passed" for result in outcome.values()) >= 241
