@@ -73,19 +73,53 @@ def _local_cluster(on_gpu: bool):
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m gpuml", description=__doc__.split("\n")[0]
+        prog="python -m gpuml",
+        description=(
+            "A ridge-penalty search on synthetic data (20 alphas x 5 folds, "
+            "R²), timed three ways: scikit-learn's search around scikit-learn's "
+            "Ridge, scikit-learn's search around gpuml's Ridge, and gpuml's "
+            "search around gpuml's Ridge."
+        ),
     )
-    parser.add_argument("--device", choices=["auto", "gpu", "cpu"], default="auto")
-    parser.add_argument("--n-samples", type=int, default=None)
-    parser.add_argument("--n-features", type=int, default=None)
+    parser.add_argument(
+        "--device",
+        choices=["auto", "gpu", "cpu"],
+        default="auto",
+        help=(
+            "where gpuml computes: the GPU when one is usable, else the CPU "
+            "(auto, the default), or forced"
+        ),
+    )
+    parser.add_argument(
+        "--n-samples",
+        type=int,
+        default=None,
+        help="rows of the data (default: 400,000 on the GPU, 20,000 on the CPU)",
+    )
+    parser.add_argument(
+        "--n-features",
+        type=int,
+        default=None,
+        help="columns of the data (default: 256 on the GPU, 64 on the CPU)",
+    )
     parser.add_argument(
         "--dask",
         action="store_true",
         help="also run gpuml's search through a local Dask cluster",
     )
     args = parser.parse_args(argv)
+    for name in ("n_samples", "n_features"):
+        value = getattr(args, name)
+        if value is not None and value < (10 if name == "n_samples" else 1):
+            parser.error(
+                f"--{name.replace('_', '-')} must be at least "
+                f"{10 if name == 'n_samples' else 1}; got {value}"
+            )
     gpuml.set_config(device=args.device)
-    device = gpuml.resolve_device()
+    try:
+        device = gpuml.resolve_device()
+    except gpuml.NoGPUError as error:
+        parser.exit(2, f"python -m gpuml: {error}\n")
     on_gpu = device == "gpu"
     n_samples = args.n_samples or (400_000 if on_gpu else 20_000)
     n_features = args.n_features or (256 if on_gpu else 64)

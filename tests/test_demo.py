@@ -26,3 +26,36 @@ def test_demo_runs_and_agrees():
     ).stdout
     assert "computing on the CPU" in out
     assert "all methods chose the same alpha" in out, out
+
+
+def _demo(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "gpuml", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_demo_help_says_what_it_runs_and_the_defaults():
+    result = _demo("--help")
+    assert result.returncode == 0
+    help_text = " ".join(result.stdout.split())
+    assert "timed three ways" in help_text
+    assert "(default: 400,000 on the GPU, 20,000 on the CPU)" in help_text
+    assert "(auto, the default)" in help_text
+
+
+def test_demo_refuses_bad_sizes_and_a_missing_gpu_without_a_traceback():
+    from gpuml._backend import gpu_available
+
+    result = _demo("--n-samples", "3")
+    assert result.returncode == 2
+    assert "--n-samples must be at least 10; got 3" in result.stderr
+    if gpu_available():
+        return  # the GPU case below needs a machine without one
+    result = _demo("--device", "gpu")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "asked to compute on the GPU" in result.stderr
+    assert result.stdout == ""  # nothing ran
