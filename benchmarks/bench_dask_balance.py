@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from benchmarks._timing import cupy_or_none, no_gpu_reason, row, time_call
+from benchmarks.bench_dask import _max_score_diff
 
 N, N_QUICK, P, CLASSES = 600_000, 60_000, 384, 6
 GRID = {"C": np.logspace(-3, 2, 16)}
@@ -33,11 +34,6 @@ def make_data(n: int, seed: int = 0):
     W = rng.standard_normal((P, CLASSES)).astype(np.float32) / np.sqrt(P)
     scores = X @ W + rng.gumbel(size=(n, CLASSES)).astype(np.float32)
     return X, scores.argmax(axis=1)
-
-
-def _max_score_diff(a, b) -> float:
-    keys = [k for k in b.cv_results_ if k.startswith("split") and "test" in k]
-    return max(float(np.max(np.abs(a.cv_results_[k] - b.cv_results_[k]))) for k in keys)
 
 
 def run(quick: bool, repeat: int = 3) -> list[dict]:

@@ -106,14 +106,16 @@ def download(value):
 def take(value, indices):
     """Rows ``indices`` of ``value``, indexed where ``value`` lives.
 
-    ``indices`` must be in the namespace of ``value`` for arrays (see
-    :meth:`DataView.indices`); host objects of any kind go through
-    :func:`sklearn.utils._safe_indexing`, as in scikit-learn's search.
+    Device arrays are indexed on the device (host ``indices`` are copied
+    there; :meth:`DataView.indices` keeps such copies for indices used
+    again); host objects of any kind go through
+    :func:`sklearn.utils._safe_indexing`, as in scikit-learn's search, with
+    host ``indices``.
     """
     if value is None:
         return None
     if hasattr(value, "shape") and namespace_of(value) is not np:
-        return value[indices]
+        return value[namespace_of(value).asarray(indices)]
     return _safe_indexing(value, indices)
 
 

@@ -62,11 +62,11 @@ class _DeviceHalvingMixin(_DeviceSearchMixin):
         """
         if type(cv) is not _SubsampleMetaSplitter:
             return super()._host_folds(cv, n_samples, y, groups)
-        cache = self.__dict__.setdefault("_halving_fold_cache", {})
-        key = (id(cv.base_cv), n_samples)
-        if key not in cache:
-            cache[key] = (cv.base_cv, _host_folds(cv.base_cv, n_samples, y, groups))
-        base_folds = cache[key][1]
+        cached = self.__dict__.get("_base_folds")
+        if cached is None or cached[0] is not cv.base_cv:
+            base = _host_folds(cv.base_cv, n_samples, y, groups)
+            cached = self._base_folds = (cv.base_cv, base)
+        base_folds = cached[1]
         permutations: dict = {}
         folds = []
         for train, test in base_folds:
@@ -98,7 +98,7 @@ class _DeviceHalvingMixin(_DeviceSearchMixin):
         try:
             super().fit(X, y, **params)
         finally:
-            self.__dict__.pop("_halving_fold_cache", None)
+            self.__dict__.pop("_base_folds", None)  # this fit's splits only
         # The refit picks the best of the last iteration, which the base
         # search does not score as best_score_.
         self.best_score_ = self.cv_results_["mean_test_score"][self.best_index_]
