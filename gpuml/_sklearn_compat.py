@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from sklearn import get_config
 from sklearn.base import _fit_context
 from sklearn.model_selection._validation import (
     _enforce_prediction_order,
@@ -58,6 +59,8 @@ __all__ = [
     "init_callback_context",
     "insert_error_scores",
     "num_samples",
+    "routing_enabled",
+    "routing_owner",
     "shuffle_labels",
     "sklearn_scorer_spec",
     "translate_train_sizes",
@@ -112,6 +115,21 @@ def init_callback_context(estimator, **kwargs):
     has no callbacks."""
     init = getattr(estimator, "_init_callback_context", None)
     return _NoCallbacks() if init is None else init(**kwargs)
+
+
+def routing_enabled() -> bool:
+    """Whether scikit-learn's metadata routing is on
+    (``sklearn.set_config(enable_metadata_routing=True)``)."""
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
+def routing_owner(obj):
+    """The ``owner`` of a routing object made for ``obj``: the object itself
+    from scikit-learn 1.8 (whose messages name it by its ``_routing_repr``),
+    its class name before."""
+    from sklearn.utils import _metadata_requests
+
+    return obj if hasattr(_metadata_requests, "_routing_repr") else type(obj).__name__
 
 
 def validate_estimator_params(estimator) -> None:

@@ -32,15 +32,23 @@ from __future__ import annotations
 import functools
 import inspect
 import traceback
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 from sklearn.base import is_regressor
 from sklearn.metrics import get_scorer_names as sk_get_scorer_names
+from sklearn.utils.metadata_routing import (
+    MetadataRequest,
+    MetadataRouter,
+    MethodMapping,
+    get_routing_for_object,
+    process_routing,
+)
 from sklearn.utils.multiclass import type_of_target
 
 from gpuml._array import namespace_of, to_host
-from gpuml._sklearn_compat import sklearn_scorer_spec
+from gpuml._sklearn_compat import routing_enabled, routing_owner, sklearn_scorer_spec
 from gpuml.metrics import _classification, _ranking, _regression
 
 BATCH_KERNELS: dict[Callable, Callable] = {
@@ -51,6 +59,25 @@ BATCH_KERNELS: dict[Callable, Callable] = {
 _NATIVE = {func.__name__: func for func in BATCH_KERNELS}
 
 _PROBA_METHODS = ("predict_proba", "predict_log_proba")
+# A metric's arguments that are its inputs, not metadata (scikit-learn's list).
+_METRIC_INPUTS = frozenset(
+    {
+        "y_true",
+        "y_pred",
+        "y_prob",
+        "y_proba",
+        "y_score",
+        "y2",
+        "pred_decision",
+        "labels_true",
+        "labels_pred",
+        "X",
+        "y",
+        "Y",
+        "Xt",
+        "yt",
+    }
+)
 
 
 def response_method_of(estimator, response_method, owner=None):
@@ -151,6 +178,13 @@ class Scorer:
         Extra arguments of ``score_func``.
     response_method : str or tuple of str
         The estimator method(s) giving the metric's input, first found used.
+
+    Metadata routing
+        As scikit-learn's scorers, with routing enabled a scorer requests the
+        metadata its metric takes through :meth:`set_score_request` (none by
+        default) and declares them through :meth:`get_metadata_routing`;
+        without routing, calling it with metadata other than
+        ``sample_weight`` is an error.
     """
 
     def __init__(self, score_func, sign, kwargs, response_method):
@@ -158,6 +192,8 @@ class Scorer:
         self._sign = sign
         self._kwargs = dict(kwargs)
         self._response_method = response_method
+        # set_score_request's {param: alias}; None: the metric's defaults.
+        self._score_request = None
 
     @property
     def batched(self) -> bool:
@@ -175,9 +211,76 @@ class Scorer:
             f"{kwargs})"
         )
 
+    def _routing_repr(self) -> str:
+        return repr(self)
+
     def _accept_sample_weight(self) -> bool:
         """Whether the metric takes ``sample_weight`` (scikit-learn's rule)."""
         return "sample_weight" in inspect.signature(self._score_func).parameters
+
+    def set_score_request(self, **kwargs):
+        """Request metadata for scoring (metadata routing only).
+
+        Parameters
+        ----------
+        **kwargs : dict
+            ``param=alias``, ``alias`` one of True (requested), False (not
+            requested), None (an error if passed) or the name the metadata
+            has where they are passed.
+
+        Returns
+        -------
+        self : Scorer
+            This scorer, its request replaced.
+        """
+        if not routing_enabled():
+            raise RuntimeError(
+                "This method is only available when metadata routing is enabled."
+                " You can enable it using"
+                " sklearn.set_config(enable_metadata_routing=True)."
+            )
+        self._warn_overlap(
+            "You are setting metadata request for parameters which are "
+            "already set as kwargs for this metric. These set values will be "
+            "overridden by passed metadata if provided. Please pass them either "
+            "as metadata or kwargs to `make_scorer`.",
+            kwargs,
+        )
+        self._request(kwargs)  # raises scikit-learn's error for a bad alias
+        self._score_request = dict(kwargs)
+        return self
+
+    def get_metadata_routing(self) -> MetadataRequest:
+        """The metadata this scorer requests (scikit-learn's routing object).
+
+        By default, each metadata parameter of the metric, not requested.
+        """
+        if self._score_request is not None:
+            return self._request(self._score_request)
+        parameters = list(inspect.signature(self._score_func).parameters.values())
+        return self._request(
+            {
+                p.name: None
+                for p in parameters[1:]
+                if p.name not in _METRIC_INPUTS
+                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            }
+        )
+
+    def _request(self, aliases: dict) -> MetadataRequest:
+        request = MetadataRequest(owner=routing_owner(self))
+        for param, alias in aliases.items():
+            request.score.add_request(param=param, alias=alias)
+        return request
+
+    def _warn_overlap(self, message: str, kwargs) -> None:
+        overlap = set(self._kwargs) & set(kwargs)
+        if overlap:
+            warnings.warn(
+                f"{message} Overlapping parameters are: {overlap}",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def _pos_label(self):
         if "pos_label" in self._kwargs:
@@ -193,15 +296,36 @@ class Scorer:
         return response_values(estimator, X, self._response_method, pos_label)
 
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
-        """Return the (signed) score of ``estimator`` on ``X``, ``y_true``."""
+        """Return the (signed) score of ``estimator`` on ``X``, ``y_true``.
+
+        ``kwargs`` are routed metadata: an error unless routing is enabled.
+        """
+        if kwargs and not routing_enabled():
+            raise ValueError(
+                f"Passing extra keyword arguments to {self!r} is only supported "
+                "if enable_metadata_routing=True, which you can set using "
+                "`sklearn.set_config`. See the User Guide "
+                "<https://scikit-learn.org/stable/metadata_routing.html> for "
+                f"more details. Extra parameters passed are: {set(kwargs)}"
+            )
         return self._score_response(
             self.response(estimator, X), y_true, sample_weight, kwargs
         )
 
-    def _score_response(self, y_pred, y_true, sample_weight, kwargs):
-        scoring_kwargs = {**self._kwargs, **kwargs}
+    def _scoring_kwargs(self, sample_weight, kwargs) -> dict:
+        """The metric's arguments: the scorer's own, overridden by metadata."""
         if sample_weight is not None:
-            scoring_kwargs["sample_weight"] = sample_weight
+            kwargs = {**kwargs, "sample_weight": sample_weight}
+        self._warn_overlap(
+            "There is an overlap between set kwargs of this scorer instance and"
+            " passed metadata. Please pass them either as kwargs to `make_scorer`"
+            " or metadata, but not both.",
+            kwargs,
+        )
+        return {**self._kwargs, **kwargs}
+
+    def _score_response(self, y_pred, y_true, sample_weight, kwargs):
+        scoring_kwargs = self._scoring_kwargs(sample_weight, kwargs)
         if self.batched:
             return self._sign * self._score_func(y_true, y_pred, **scoring_kwargs)
         # A function gpuml does not implement: computed on the host.
@@ -210,7 +334,7 @@ class Scorer:
             _host(y_true), _host(y_pred), **scoring_kwargs
         )
 
-    def score_predictions(self, y_true, y_preds, sample_weight=None):
+    def score_predictions(self, y_true, y_preds, sample_weight=None, **kwargs):
         """Signed scores of ``k`` candidates' responses, as one array.
 
         Parameters
@@ -221,6 +345,8 @@ class Scorer:
             The responses of ``k`` candidates (each what :meth:`response`
             returns), stacked on a leading axis.
         sample_weight : array-like of shape (n_samples,), default=None
+        **kwargs : dict
+            Other metadata routed to the metric.
 
         Returns
         -------
@@ -228,9 +354,7 @@ class Scorer:
             In the namespace of the inputs (CuPy for device inputs) for a
             batched scorer; a NumPy array otherwise.
         """
-        kwargs = dict(self._kwargs)
-        if sample_weight is not None:
-            kwargs["sample_weight"] = sample_weight
+        kwargs = self._scoring_kwargs(sample_weight, kwargs)
         kernel = BATCH_KERNELS.get(self._score_func)
         if kernel is not None:
             return self._sign * kernel(y_true, y_preds, **kwargs)
@@ -257,8 +381,15 @@ class _PassthroughScorer:
     def __repr__(self) -> str:
         return f"{type(self._estimator).__name__}.score"
 
+    def _routing_repr(self) -> str:
+        return repr(self)
+
     def _accept_sample_weight(self) -> bool:
         return "sample_weight" in inspect.signature(self._estimator.score).parameters
+
+    def get_metadata_routing(self):
+        """The metadata the estimator's ``score`` requests."""
+        return get_routing_for_object(self._estimator)
 
 
 class _HostScorer:
@@ -285,6 +416,10 @@ class _HostScorer:
         except (TypeError, ValueError):
             return False
 
+    def get_metadata_routing(self):
+        """The metadata the wrapped scorer requests (none for a function)."""
+        return get_routing_for_object(self._scorer)
+
 
 class MultimetricScorer:
     """Several scorers sharing one call per response method.
@@ -304,18 +439,44 @@ class MultimetricScorer:
     def _accept_sample_weight(self) -> bool:
         return any(s._accept_sample_weight() for s in self._scorers.values())
 
+    def get_metadata_routing(self) -> MetadataRouter:
+        """Routes the ``score`` metadata to each scorer's ``score``."""
+        return MetadataRouter(owner=routing_owner(self)).add(
+            **self._scorers,
+            method_mapping=MethodMapping().add(caller="score", callee="score"),
+        )
+
+    def _routing_repr(self) -> str:
+        return repr(self)
+
+    def route(self, params: dict) -> dict:
+        """``{name: metadata}``: each scorer's share of ``params``.
+
+        With routing enabled, what each scorer requests (scikit-learn's
+        errors for metadata nobody requested); without, ``sample_weight``
+        goes to the scorers whose metric takes it and anything else to all,
+        as in scikit-learn.
+        """
+        if routing_enabled():
+            routed = process_routing(self, "score", **params)
+            return {name: dict(routed[name].score) for name in self._scorers}
+        weight = params.get("sample_weight")
+        common = {k: v for k, v in params.items() if k != "sample_weight"}
+        return {
+            name: common
+            if weight is None or not scorer._accept_sample_weight()
+            else {**common, "sample_weight": weight}
+            for name, scorer in self._scorers.items()
+        }
+
     def __call__(self, estimator, X, *y_true, **kwargs):
         """``{name: score}``; without ``y_true`` (unsupervised scoring) the
         scorer callables are called as ``scorer(estimator, X)``."""
         cache: dict = {}
         scores = {}
-        weight = kwargs.pop("sample_weight", None)
+        routed = self.route(kwargs)
         for name, scorer in self._scorers.items():
-            # As in scikit-learn, only the scorers that take sample_weight get it.
-            if weight is not None and scorer._accept_sample_weight():
-                kwargs["sample_weight"] = weight
-            else:
-                kwargs.pop("sample_weight", None)
+            kwargs = routed[name]
             try:
                 if isinstance(scorer, Scorer):
                     # One call per (response method, positive class).

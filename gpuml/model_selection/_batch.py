@@ -141,8 +141,28 @@ def group_candidates(estimator, candidates: list[dict]) -> list[Group]:
     return list(groups.values())
 
 
-def batch_scorers(scorer, estimator) -> dict | None:
-    """``{name: Scorer}`` for scoring stacked responses, or None if impossible.
+@dataclass
+class BatchScoring:
+    """How a group's stacked responses are scored.
+
+    ``scorers`` maps each metric's name to a :class:`~gpuml.metrics.Scorer`;
+    ``multimetric`` says whether the search's scorer is a
+    :class:`~gpuml.metrics._scorer.MultimetricScorer` (its records are then
+    ``{name: score}`` dicts, and its metadata are shared out as it does).
+    """
+
+    scorers: dict
+    multimetric: bool
+
+    def metadata(self, score_params: dict) -> dict:
+        """``{name: metadata}``: each metric's share of a fold's metadata."""
+        if not self.multimetric:
+            return {name: score_params for name in self.scorers}
+        return MultimetricScorer(scorers=self.scorers).route(score_params)
+
+
+def batch_scorers(scorer, estimator) -> BatchScoring | None:
+    """How to score stacked responses, or None if impossible.
 
     gpuml :class:`~gpuml.metrics.Scorer` objects score stacks of responses
     (batched on the device for gpuml metrics); ``scoring=None`` means the
@@ -153,13 +173,14 @@ def batch_scorers(scorer, estimator) -> dict | None:
     if isinstance(scorer, MultimetricScorer):
         scorers = scorer._scorers
         if all(isinstance(s, Scorer) for s in scorers.values()):
-            return dict(scorers)
+            return BatchScoring(dict(scorers), multimetric=True)
         return None
     if isinstance(scorer, Scorer):
-        return {"score": scorer}
+        return BatchScoring({"score": scorer}, multimetric=False)
     if type(scorer).__name__ == "_PassthroughScorer":
         _, step = final_step(estimator)
-        return {"score": get_scorer("r2" if is_regressor(step) else "accuracy")}
+        metric = get_scorer("r2" if is_regressor(step) else "accuracy")
+        return BatchScoring({"score": metric}, multimetric=False)
     return None
 
 

@@ -64,6 +64,8 @@ import uuid
 from collections import OrderedDict, defaultdict
 
 import numpy as np
+from sklearn import config_context as sk_config_context
+from sklearn import get_config as sk_get_config
 
 from gpuml._array import compute_namespace
 from gpuml._config import config_context, get_config
@@ -192,15 +194,14 @@ _SHARED: dict = defaultdict(int)
 _IPC: dict = defaultdict(int)
 
 
-def _search_data(payload: _Payload) -> tuple[SearchData, dict]:
-    """The payload's SearchData and score parameters on this process, built
-    on first use."""
+def _search_data(payload: _Payload) -> SearchData:
+    """The payload's SearchData on this process, built on first use."""
     with _CACHE_LOCK:
         entry = _CACHE.get(payload.token)
         if entry is None:
             xp = compute_namespace()
             X, y, fit_params, score_params = payload.resolved(aligned=xp is np)
-            entry = SearchData(X, y, fit_params, xp), score_params
+            entry = SearchData(X, y, fit_params, xp, score_params)
             _CACHE[payload.token] = entry
             _BUILT[payload.token] += 1
             while len(_CACHE) > _CACHE_SIZE:
@@ -227,13 +228,17 @@ def worker_stats() -> dict:
     }
 
 
-def run_task(payload, estimator, unit, split, scorer, options, config) -> list:
+def run_task(
+    payload, estimator, unit, split, scorer, options, config, sk_config
+) -> list:
     """One unit of work on one fold, on a worker: ``[(candidate, split, record)]``.
 
-    Pure: the same arguments give the same records (timings aside).
+    Pure: the same arguments give the same records (timings aside). It runs
+    under the caller's gpuml and scikit-learn configurations (``config``,
+    ``sk_config``: metadata routing, among others, is decided by the latter).
     """
-    with config_context(**config):
-        data, score_params = _search_data(payload)
+    with config_context(**config), sk_config_context(**sk_config):
+        data = _search_data(payload)
         table: dict = {}
         evaluate_unit(
             estimator,
@@ -242,7 +247,6 @@ def run_task(payload, estimator, unit, split, scorer, options, config) -> list:
             payload.folds,
             [split],
             scorer,
-            score_params,
             options,
             table,
         )
@@ -265,7 +269,6 @@ def dispatch(
     data: SearchData,
     folds,
     scorer,
-    score_params,
     options,
     progress,
 ) -> dict:
@@ -281,9 +284,7 @@ def dispatch(
     files: list = []
     payload_future = None
     try:
-        values, how, files = _payload_values(
-            client, estimator, data, score_params, token, config
-        )
+        values, how, files = _payload_values(client, estimator, data, token, config)
         payload = _Payload(token, values, folds)
         [payload_future] = client.scatter([payload], broadcast=True, hash=False)
         if options.verbose > 0:
@@ -314,7 +315,7 @@ def dispatch(
         _shm.remove(files)
 
 
-def _payload_values(client, estimator, data, score_params, token, config):
+def _payload_values(client, estimator, data, token, config):
     """The payload's values, how the large arrays travel, the files to remove.
 
     Large arrays take the fastest way every worker can use: when the caller
@@ -323,22 +324,22 @@ def _payload_values(client, estimator, data, score_params, token, config):
     workers on this machine, shared-memory files (``_shm.py``); else the
     payload itself.
     """
-    arrays = {"X": data.X, "y": data.y}
-    arrays.update({f"fit-{k}": v for k, v in data.fit_params.items()})
+
+    def named(view) -> dict:
+        return {
+            "X": view.X,
+            "y": view.y,
+            **{f"fit-{k}": v for k, v in view.fit_params.items()},
+            **{f"score-{k}": v for k, v in view.score_params.items()},
+        }
+
+    arrays = named(data)
     device: dict = {}
     if data.xp is not np and accepts_device_input(estimator):
-        view = data.view(True)
-        device = _ipc.share(
-            {
-                "X": view.X,
-                "y": view.y,
-                **{f"fit-{k}": v for k, v in view.fit_params.items()},
-            }
-        )
+        device = _ipc.share(named(data.view(True)))
         if device and not _ipc.usable(client, list(device.values()), config):
             device = {}
     values = {k: device[k] if k in device else download(v) for k, v in arrays.items()}
-    values.update({f"score-{k}": download(v) for k, v in score_params.items()})
     shared, files = _shm.share(values, token)
     try:
         if files and not _shm.reachable(client, files):
@@ -424,6 +425,7 @@ def _run(
 
     ``payload`` is the future of the scattered :class:`_Payload`.
     """
+    sk_config = sk_get_config()
     from dask.base import tokenize
     from distributed import as_completed
 
@@ -432,7 +434,7 @@ def _run(
     quiet = dataclasses.replace(options, verbose=0)  # the caller prints progress
     futures = {}
     try:
-        common = tokenize(payload.key, estimator, scorer, quiet, config)
+        common = tokenize(payload.key, estimator, scorer, quiet, config, sk_config)
         for unit in units:
             unit_key = f"gpuml-search-{tokenize(common, unit)}"
             for split in range(len(folds)):
@@ -445,6 +447,7 @@ def _run(
                     scorer,
                     quiet,
                     config,
+                    sk_config,
                     key=f"{unit_key}-{split}",
                     resources=resources,
                 )

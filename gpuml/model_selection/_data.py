@@ -1,7 +1,7 @@
 """The search's data layer: each input moved to where it is used, once.
 
-A search reads its data through two *views* of the same inputs (``X``, ``y``
-and the fit parameters):
+A search reads its data through two *views* of the same inputs (``X``, ``y``,
+the fit parameters and the scorers' metadata):
 
 - the **host view**: the objects exactly as the user passed them when they
   are host data (a pandas DataFrame stays one, so column-based steps keep
@@ -120,12 +120,16 @@ def take(value, indices):
 
 
 class DataView:
-    """``X``, ``y`` and fit parameters as one view holds them (see above)."""
+    """``X``, ``y``, fit parameters and score metadata as one view holds them
+    (see above)."""
 
-    def __init__(self, X, y, fit_params: dict, xp: ModuleType | None):
+    def __init__(
+        self, X, y, fit_params: dict, xp: ModuleType | None, score_params=None
+    ):
         self.X = X
         self.y = y
         self.fit_params = fit_params
+        self.score_params = {} if score_params is None else score_params
         self.xp = xp  # the namespace indices must be in (None: NumPy)
         self._indices: dict[int, object] = {}
 
@@ -154,23 +158,37 @@ class DataView:
 
         For pairwise estimators (a precomputed kernel), ``pairwise_with``
         gives the training rows: the columns of ``X`` are restricted to
-        them, as scikit-learn does.
+        them, as scikit-learn does (with its errors for an ``X`` that is not
+        a square array).
         """
+        if pairwise_with is not None:
+            if not hasattr(self.X, "shape"):
+                raise ValueError(
+                    "Precomputed kernels or affinity matrices have "
+                    "to be passed as arrays or sparse matrices."
+                )
+            if self.X.shape[0] != self.X.shape[1]:
+                raise ValueError("X should be a square kernel matrix")
         X = self.take(self.X, host_indices)
         if pairwise_with is not None:
-            columns = self.indices(pairwise_with)
-            X = (
-                X[:, columns]
-                if hasattr(X, "shape")
-                else _safe_indexing(X, columns, axis=1)
-            )
-        params = {
+            X = X[:, self.indices(pairwise_with)]
+        params = self.rows_of(self.fit_params, host_indices)
+        return X, self.take(self.y, host_indices), params
+
+    def score_rows(self, host_indices: np.ndarray) -> dict:
+        """The scorers' metadata for the given rows (those with one entry per
+        sample restricted to them, as scikit-learn's search does)."""
+        return self.rows_of(self.score_params, host_indices)
+
+    def rows_of(self, params: dict, host_indices: np.ndarray) -> dict:
+        """``params`` for the given rows: the values with one entry per
+        sample restricted to them, the others as they are."""
+        return {
             k: self.take(v, host_indices)
             if _is_sample_aligned(v, self.n_samples)
             else v
-            for k, v in self.fit_params.items()
+            for k, v in params.items()
         }
-        return X, self.take(self.y, host_indices), params
 
     @property
     def n_samples(self) -> int:
@@ -183,19 +201,23 @@ class SearchData:
     Parameters
     ----------
     X, y, fit_params
-        As passed to the search's ``fit`` (``groups`` already removed);
-        sparse matrices are held in CSR (:func:`indexable`).
+        As passed to the search's ``fit`` (``fit_params``: those routed to
+        the estimator's ``fit``); sparse matrices are held in CSR
+        (:func:`indexable`).
     xp : module
         The compute namespace of the search.
+    score_params : dict, default=None
+        The metadata routed to the scorer (scikit-learn's ``score_params``).
+        A value that is also a fit parameter (``sample_weight``, typically)
+        is moved once for both.
     """
 
-    def __init__(self, X, y, fit_params: dict, xp: ModuleType):
+    def __init__(self, X, y, fit_params: dict, xp: ModuleType, score_params=None):
         self.X, self.y, self.xp = indexable(X), indexable(y), xp
         self.n_samples = num_samples(X)
-        self.fit_params = {
-            k: indexable(v) if _is_sample_aligned(v, self.n_samples) else v
-            for k, v in fit_params.items()
-        }
+        done: dict = {}
+        self.fit_params = self._params_with(indexable, fit_params, done)
+        self.score_params = self._params_with(indexable, score_params or {}, done)
         self.family = input_family(X)
         self._host: DataView | None = None
         self._compute: DataView | None = None
@@ -203,30 +225,42 @@ class SearchData:
         # its tasks: a view is built (uploaded) by one of them only.
         self._lock = threading.Lock()
 
-    def _params_with(self, convert) -> dict:
+    def _params_with(self, convert, params: dict, done=None) -> dict:
+        """``params`` with ``convert`` applied to the per-sample values; one
+        conversion per object across calls sharing ``done``."""
+        done = {} if done is None else done
+
+        def converted(value):
+            if id(value) not in done:
+                done[id(value)] = (value, convert(value))
+            return done[id(value)][1]
+
         return {
-            k: convert(v) if _is_sample_aligned(v, self.n_samples) else v
-            for k, v in self.fit_params.items()
+            k: converted(v) if _is_sample_aligned(v, self.n_samples) else v
+            for k, v in params.items()
         }
+
+    def _view(self, convert, xp) -> DataView:
+        done: dict = {}
+        return DataView(
+            convert(self.X),
+            convert(self.y),
+            self._params_with(convert, self.fit_params, done),
+            xp,
+            self._params_with(convert, self.score_params, done),
+        )
 
     def host_view(self) -> DataView:
         """The inputs as host data (the user's own objects when host data)."""
         if self._host is None:
-            self._host = DataView(
-                download(self.X), download(self.y), self._params_with(download), np
-            )
+            self._host = self._view(download, np)
         return self._host
 
     def compute_view(self) -> DataView:
         """The inputs held by the compute namespace (uploaded once)."""
         if self._compute is None:
             xp = self.xp
-
-            def convert(value):
-                return upload(value, xp)
-
-            X = convert(self.X)
-            self._compute = DataView(X, convert(self.y), self._params_with(convert), xp)
+            self._compute = self._view(lambda value: upload(value, xp), xp)
         return self._compute
 
     def view(self, on_compute: bool) -> DataView:

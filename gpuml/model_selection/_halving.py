@@ -53,7 +53,7 @@ class _DeviceHalvingMixin(_DeviceSearchMixin):
     """What scikit-learn's ``BaseSuccessiveHalving.fit`` adds to a search's,
     and its iterations' folds without the repeated splitting."""
 
-    def _host_folds(self, cv, n_samples, y, groups) -> list:
+    def _host_folds(self, cv, n_samples, y, split_params) -> list:
         """scikit-learn's ``_SubsampleMetaSplitter`` folds, the same indices.
 
         The base splitter yields the same folds at every call (the halving
@@ -61,10 +61,10 @@ class _DeviceHalvingMixin(_DeviceSearchMixin):
         per iteration, and the subsamples are drawn by :func:`subsample`.
         """
         if type(cv) is not _SubsampleMetaSplitter:
-            return super()._host_folds(cv, n_samples, y, groups)
+            return super()._host_folds(cv, n_samples, y, split_params)
         cached = self.__dict__.get("_base_folds")
         if cached is None or cached[0] is not cv.base_cv:
-            base = _host_folds(cv.base_cv, n_samples, y, groups)
+            base = _host_folds(cv.base_cv, n_samples, y, split_params)
             cached = self._base_folds = (cv.base_cv, base)
         base_folds = cached[1]
         permutations: dict = {}
@@ -87,8 +87,9 @@ class _DeviceHalvingMixin(_DeviceSearchMixin):
         y : array-like of shape (n_samples,) or (n_samples, n_outputs), \
                 default=None
         **params : dict of str -> object
-            ``groups`` goes to the splitter, the rest to the estimator's
-            ``fit`` (``sample_weight`` to the scorer too).
+            Routed as the other searches route them: ``groups`` to the
+            splitter, the rest to the estimator's ``fit`` (``sample_weight``
+            to the scorer too); with metadata routing, by the requests.
 
         Returns
         -------

@@ -27,7 +27,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from gpuml._config import config_context, get_config
 from gpuml.base import accepts_device_input
 from gpuml.model_selection._batch import Group
-from gpuml.model_selection._data import SearchData, download
+from gpuml.model_selection._data import SearchData
 from gpuml.model_selection._results import resolve_deferred
 from gpuml.model_selection._tasks import evaluate_unit
 
@@ -63,24 +63,19 @@ def run_task(estimator, unit, arrays, folds, split, scorer, options, config) -> 
     X, y, fit_params, score_params = arrays
     with config_context(**config):
         # Units sent here read host data (see host_units): NumPy holds them.
-        data = SearchData(X, y, fit_params, np)
+        data = SearchData(X, y, fit_params, np, score_params)
         table: dict = {}
-        evaluate_unit(
-            estimator, unit, data, folds, [split], scorer, score_params, options, table
-        )
+        evaluate_unit(estimator, unit, data, folds, [split], scorer, options, table)
         records = list(table.values())
         resolve_deferred(records)
     return [(index, s, record) for (index, s), record in table.items()]
 
 
-def run(
-    n_jobs, pre_dispatch, estimator, units, data, folds, scorer, score_params, options
-) -> dict:
+def run(n_jobs, pre_dispatch, estimator, units, data, folds, scorer, options) -> dict:
     """Every (unit, fold) task through ``joblib.Parallel``: ``table[candidate,
     split]``."""
     view = data.view(False)
-    score_params = {k: download(v) for k, v in score_params.items()}
-    arrays = (view.X, view.y, view.fit_params, score_params)
+    arrays = (view.X, view.y, view.fit_params, view.score_params)
     config = get_config()
     tasks = (
         delayed(run_task)(

@@ -212,10 +212,11 @@ def score(estimator, X, y, scorer, score_params: dict, error_score):
     return _check_number(scores, scorer)
 
 
-def score_batch(model, estimator, X, y, scorers: dict, sample_weight, error_score):
+def score_batch(model, estimator, X, y, scorers: dict, metadata: dict, error_score):
     """``{name: (k,) scores}`` of a batch model: one batched call per metric.
 
-    A metric whose batched call raises is scored candidate by candidate, so
+    ``metadata`` maps each metric's name to the metadata routed to it. A
+    metric whose batched call raises is scored candidate by candidate, so
     that only the failing candidates get ``error_score``.
     """
     responses: dict = {}
@@ -226,19 +227,19 @@ def score_batch(model, estimator, X, y, scorers: dict, sample_weight, error_scor
             responses[key] = batch_response(model, X, scorer, estimator)
         stack = responses[key]
         try:
-            out[name] = scorer.score_predictions(y, stack, sample_weight=sample_weight)
+            out[name] = scorer.score_predictions(y, stack, **metadata[name])
         except Exception:
             if error_score == "raise" and len(model) == 1:
                 raise
-            out[name] = _score_each(scorer, stack, y, sample_weight, error_score)
+            out[name] = _score_each(scorer, stack, y, metadata[name], error_score)
     return out
 
 
-def _score_each(scorer, stack, y, sample_weight, error_score) -> np.ndarray:
+def _score_each(scorer, stack, y, metadata, error_score) -> np.ndarray:
     scores = np.empty(stack.shape[0], dtype=np.float64)
     for i in range(stack.shape[0]):
         try:
-            scores[i] = float(scorer._score_response(stack[i], y, sample_weight, {}))
+            scores[i] = float(scorer._score_response(stack[i], y, None, metadata))
         except Exception:
             if error_score == "raise":
                 raise

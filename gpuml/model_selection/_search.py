@@ -10,7 +10,8 @@ is gpuml's. It differs from scikit-learn's in where the work happens:
    for the estimators that compute there (gpuml's), left as they are for
    the others.
 2. The folds are scikit-learn's, drawn once per ``evaluate_candidates``
-   call on the host from ``y`` and ``groups`` only, and indexed on the device.
+   call on the host from ``y`` and the splitter's metadata (``groups``)
+   only, and indexed on the device.
 3. Candidates that differ only in parameters an estimator can fit together
    (Ridge's ``alpha``) are fitted as one batch and scored with one batched
    scorer call per metric (``_batch.py``); Pipelines fit their transformer
@@ -29,7 +30,6 @@ from collections import defaultdict
 from inspect import signature
 
 import numpy as np
-from sklearn import get_config as sk_get_config
 from sklearn import model_selection as sk
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import FitFailedWarning
@@ -60,12 +60,6 @@ from gpuml.model_selection._progress import Progress
 from gpuml.model_selection._results import Options, resolve_deferred
 from gpuml.model_selection._tasks import evaluate_unit, has_prefix
 
-ROUTING_MESSAGE = (
-    "gpuml's {name} does not support metadata routing yet. Disable it "
-    "(sklearn.set_config(enable_metadata_routing=False)) or use scikit-learn's "
-    "{name}, which accepts gpuml estimators."
-)
-
 
 def _placeholder(n_samples: int) -> np.ndarray:
     """A zero-memory stand-in for ``X`` that splitters can measure."""
@@ -81,12 +75,22 @@ def _fold_indices(rows) -> np.ndarray:
     return rows.astype(np.int64, copy=False)
 
 
-def _host_folds(cv, n_samples, y, groups) -> list:
-    """The splitter's (train, test) pairs as host int64 index arrays."""
+def _host_folds(cv, n_samples, y, split_params: dict) -> list:
+    """The splitter's (train, test) pairs as host int64 index arrays.
+
+    ``split_params`` are the metadata routed to the splitter (``groups``),
+    as host data.
+    """
     return [
         (_fold_indices(train), _fold_indices(test))
-        for train, test in cv.split(_placeholder(n_samples), y, groups=groups)
+        for train, test in cv.split(_placeholder(n_samples), y, **split_params)
     ]
+
+
+def host_split_params(split_params) -> dict:
+    """The splitter's metadata as host data (only ``y`` and these reach the
+    host to draw the folds)."""
+    return {k: download(v) for k, v in split_params.items()}
 
 
 def _failure_summary(out: list, candidates: list, n_splits: int) -> str:
@@ -144,7 +148,6 @@ def evaluate(
     data: SearchData,
     folds,
     scorer,
-    score_params,
     options: Options,
     client=None,
     hooks=NO_HOOKS,
@@ -153,8 +156,10 @@ def evaluate(
 ) -> list[dict]:
     """Results of every candidate on every fold, candidate-major (as sklearn).
 
-    In process, each unit of work runs on all folds at once (a batched
-    estimator shares work across folds), and with ``n_jobs`` the host work
+    ``data`` holds the metadata routed to the estimator's ``fit`` and to the
+    scorer with the samples. In process, each unit of work runs on all folds
+    at once (a batched estimator shares work across folds), and with
+    ``n_jobs`` the host work
     that cannot be batched is spread over joblib workers (``_parallel.py``);
     through a Dask ``client``, each unit and fold is one task (``_dask.py``).
     ``hooks`` are the callback hooks of the evaluations (``_callbacks.py``):
@@ -191,7 +196,6 @@ def evaluate(
                 data,
                 folds,
                 scorer,
-                score_params,
                 options,
                 progress,
             )
@@ -205,7 +209,6 @@ def evaluate(
                     data,
                     folds,
                     scorer,
-                    score_params,
                     options,
                 )
                 progress.advance_to(len(table))
@@ -218,7 +221,6 @@ def evaluate(
                     folds,
                     splits,
                     scorer,
-                    score_params,
                     options,
                     table,
                     hooks,
@@ -284,9 +286,9 @@ class _DeviceSearchMixin:
             state = {**state, "client": client_address(state["client"])}
         return state
 
-    def _host_folds(self, cv, n_samples, y, groups) -> list:
+    def _host_folds(self, cv, n_samples, y, split_params) -> list:
         """The folds of one ``evaluate_candidates`` call (host indices)."""
-        return _host_folds(cv, n_samples, y, groups)
+        return _host_folds(cv, n_samples, y, split_params)
 
     def _get_scorers(self):
         """gpuml's scorers for ``scoring`` (and the refit metric's name)."""
@@ -304,29 +306,22 @@ class _DeviceSearchMixin:
             self.refit,
         )
 
-    def _score_params(self, scorer, fit_params) -> dict:
-        """``sample_weight`` goes to the scorers too, as in scikit-learn 1.9."""
-        weight = fit_params.get("sample_weight")
-        if weight is None:
-            return {}
-        if isinstance(scorer, MultimetricScorer):
-            for name, s in scorer._scorers.items():
-                if not s._accept_sample_weight():
-                    warnings.warn(
-                        f"The scoring {name}={s} does not support sample_weight, "
-                        "which may lead to statistically incorrect results when "
-                        f"fitting {self} with sample_weight. ",
-                        stacklevel=3,
-                    )
-        elif not scorer._accept_sample_weight():
-            warnings.warn(
-                f"The scoring {scorer} does not support sample_weight, which may "
-                "lead to statistically incorrect results when fitting "
-                f"{self} with sample_weight. ",
-                stacklevel=3,
-            )
-            return {}
-        return {"sample_weight": weight}
+    def _check_scorers_accept_sample_weight(self) -> bool:
+        """scikit-learn's check (without routing, ``sample_weight`` goes to
+        the scorers that accept it), with its warning per metric for gpuml's
+        multimetric scorer too."""
+        scorer, _ = self._get_scorers()
+        if not isinstance(scorer, MultimetricScorer):
+            return super()._check_scorers_accept_sample_weight()
+        for name, one in scorer._scorers.items():
+            if not one._accept_sample_weight():
+                warnings.warn(
+                    f"The scoring {name}={one} does not support sample_weight, "
+                    "which may lead to statistically incorrect results when "
+                    f"fitting {self} with sample_weight. ",
+                    stacklevel=4,
+                )
+        return scorer._accept_sample_weight()
 
     @fit_context(prefer_skip_nested_validation=False)  # estimator not validated
     def fit(self, X, y=None, **params):
@@ -342,34 +337,40 @@ class _DeviceSearchMixin:
                 default=None
             Target relative to X; None for unsupervised learning.
         **params : dict of str -> object
-            ``groups`` goes to the splitter; everything else to the
+            Routed as scikit-learn's search routes them. Without metadata
+            routing, ``groups`` goes to the splitter; everything else to the
             estimator's ``fit``, split with the samples when it has one entry
-            per sample. ``sample_weight`` also goes to the scorers that
-            accept it, as in scikit-learn.
+            per sample; ``sample_weight`` also goes to the scorers that
+            accept it. With routing
+            (``sklearn.set_config(enable_metadata_routing=True)``), each
+            goes where the estimator, the scorers and the splitter request
+            it (``set_fit_request``, ``set_score_request``...).
 
         Returns
         -------
         self : object
             Instance of fitted estimator.
         """
-        if sk_get_config().get("enable_metadata_routing", False):
-            raise NotImplementedError(ROUTING_MESSAGE.format(name=type(self).__name__))
         scorer, refit_metric = self._get_scorers()
         check_consistent_length(X, y)
-        params = dict(params)
-        groups = download(params.pop("groups", None))
-        score_params = self._score_params(scorer, params)
+        # scikit-learn's routing: metadata for the estimator's fit, the
+        # scorers and the splitter (by their requests when routing is on).
+        routed = self._get_routed_params_for_fit(params)
+        split_params = host_split_params(routed.splitter.split)
         n_samples = num_samples(X)
         y_host = download(y)
         cv_orig = check_cv(self.cv, y_host, classifier=is_classifier(self.estimator))
         self._checked_cv_orig = cv_orig
-        split_params = {} if groups is None else {"groups": groups}
         check_inputs = getattr(self, "_check_input_parameters", None)
         if check_inputs is not None:  # the halving searches' checks and resources
             check_inputs(X=_placeholder(n_samples), y=y_host, split_params=split_params)
-        self.n_splits_ = cv_orig.get_n_splits(_placeholder(n_samples), y_host, groups)
+        self.n_splits_ = cv_orig.get_n_splits(
+            _placeholder(n_samples), y_host, **split_params
+        )
         base_estimator = clone(self.estimator)
-        data = SearchData(X, y, params, compute_namespace())
+        data = SearchData(
+            X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
+        )
         # scikit-learn's callbacks (1.9+): the search's task tree (see _callbacks).
         weight = params.get("sample_weight")
         metadata = None if weight is None else {"sample_weight": weight}
@@ -392,7 +393,7 @@ class _DeviceSearchMixin:
                 cv = cv or cv_orig
                 candidate_params = list(candidate_params)
                 n_splits = self.n_splits_
-                folds = self._host_folds(cv, n_samples, y_host, groups)
+                folds = self._host_folds(cv, n_samples, y_host, split_params)
                 if len(folds) != n_splits:
                     raise ValueError(
                         "cv.split and cv.get_n_splits return inconsistent results. "
@@ -430,7 +431,6 @@ class _DeviceSearchMixin:
                     data,
                     folds,
                     scorer,
-                    score_params,
                     options,
                     client,
                     hooks,

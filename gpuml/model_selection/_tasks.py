@@ -35,8 +35,10 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils import get_tags
+from sklearn.utils.metadata_routing import get_routing_for_object, process_routing
 
 from gpuml._array import to_host
+from gpuml._sklearn_compat import routing_enabled
 from gpuml.base import BatchUnsupported, accepts_device_input
 from gpuml.model_selection._batch import Group, batch_scorers, final_step, is_pipeline
 from gpuml.model_selection._callbacks import NO_HOOKS
@@ -62,7 +64,6 @@ def fit_and_score(
     train,
     test,
     scorer,
-    score_params: dict,
     options: Options,
     *,
     params: dict,
@@ -81,7 +82,7 @@ def fit_and_score(
         train, pairwise_with=train if pairwise else None
     )
     X_test, y_test, _ = view.rows(test, pairwise_with=train if pairwise else None)
-    test_params, train_params = _score_params(view, score_params, train, test)
+    test_params, train_params = view.score_rows(test), view.score_rows(train)
     rows = (X_train, y_train, fit_params)
     start = time.perf_counter()
     try:
@@ -149,18 +150,6 @@ def _length(X) -> int:
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
-def _score_params(view: DataView, score_params: dict, train, test):
-    """The scorer's ``sample_weight`` for the test and train rows."""
-    weight = score_params.get("sample_weight")
-    if weight is None:
-        return {}, {}
-    view_weight = view.fit_params.get("sample_weight", weight)
-    return (
-        {"sample_weight": view.take(view_weight, test)},
-        {"sample_weight": view.take(view_weight, train)},
-    )
-
-
 # --------------------------------------------------------------------------
 # Groups of candidates
 # --------------------------------------------------------------------------
@@ -173,7 +162,6 @@ def evaluate_unit(
     folds: list,
     splits,
     scorer,
-    score_params: dict,
     options: Options,
     table: dict,
     hooks=NO_HOOKS,
@@ -206,7 +194,6 @@ def evaluate_unit(
                 folds,
                 splits,
                 scorer,
-                score_params,
                 options,
                 table,
                 hooks,
@@ -219,7 +206,6 @@ def evaluate_unit(
             folds,
             splits,
             scorer,
-            score_params,
             options,
             table,
             hooks,
@@ -233,7 +219,6 @@ def evaluate_group(
     folds: list,
     splits,
     scorer,
-    score_params: dict,
     options: Options,
     table: dict,
     hooks=NO_HOOKS,
@@ -257,7 +242,6 @@ def evaluate_group(
             folds,
             remaining,
             scorers,
-            score_params,
             options,
             table,
             hooks,
@@ -274,7 +258,6 @@ def evaluate_group(
                 train,
                 test,
                 scorer,
-                score_params,
                 options,
                 params=params,
                 candidate=index,
@@ -303,7 +286,6 @@ def _evaluate_batched(
     folds,
     splits,
     scorers,
-    score_params,
     options,
     table,
     hooks=NO_HOOKS,
@@ -311,11 +293,15 @@ def _evaluate_batched(
     """Fit and score a group with one ``_fit_batch`` over the folds ``splits``;
     return the splits left undone."""
     name, step = final_step(configured)
-    weight_name = "sample_weight" if name is None else f"{name}__sample_weight"
-    fit_params = view.fit_params
-    if set(fit_params) - {weight_name}:
+    prefix_params, fit_params = {}, view.fit_params
+    if name is not None:
+        try:
+            prefix_params, fit_params = pipeline_fit_params(configured, fit_params)
+        except Exception:
+            return splits  # the Pipeline's own fit reports it, candidate by candidate
+    if prefix_params or set(fit_params) - {"sample_weight"}:
         return splits  # the protocol takes sample_weight only
-    sample_weight = fit_params.get(weight_name)
+    sample_weight = fit_params.get("sample_weight")
     trains = [view.indices(folds[split][0]) for split in splits]
     start = time.perf_counter()
     done = 0  # folds fitted and scored from the batch
@@ -344,7 +330,6 @@ def _evaluate_batched(
                 view,
                 (train, test),
                 scorers,
-                score_params,
                 options,
                 table,
                 fit_time=fit_time,
@@ -376,7 +361,6 @@ def _record_batch(
     view,
     fold,
     scorers,
-    score_params,
     options,
     table,
     *,
@@ -393,15 +377,15 @@ def _record_batch(
             X_train, y_train, _ = view.rows(train)
     else:
         (X_train, y_train), (X_test, y_test) = X_pair
-    test_params, train_params = _score_params(view, score_params, train, test)
+    test_params, train_params = view.score_rows(test), view.score_rows(train)
     start = time.perf_counter()
     test_scores = score_batch(
         model,
         configured,
         X_test,
         y_test,
-        scorers,
-        test_params.get("sample_weight"),
+        scorers.scorers,
+        scorers.metadata(test_params),
         options.error_score,
     )
     train_scores = None
@@ -411,8 +395,8 @@ def _record_batch(
             configured,
             X_train,
             y_train,
-            scorers,
-            train_params.get("sample_weight"),
+            scorers.scorers,
+            scorers.metadata(train_params),
             options.error_score,
         )
     score_time = time.perf_counter() - start
@@ -421,7 +405,7 @@ def _record_batch(
         if train_scores is not None:
             train_scores = {n: to_host(s) for n, s in train_scores.items()}
     k = len(group.members)
-    single = list(scorers) == ["score"]
+    single = not scorers.multimetric
     for position, (index, params) in enumerate(group.members):
 
         def pick(scores, position=position):
@@ -453,7 +437,6 @@ def evaluate_pipeline_groups(
     folds,
     splits,
     scorer,
-    score_params,
     options,
     table,
     hooks=NO_HOOKS,
@@ -469,7 +452,11 @@ def evaluate_pipeline_groups(
     """
     name, _ = final_step(pipeline)
     prefix = pipeline[:-1]
-    prefix_params, final_params = _split_pipeline_params(view.fit_params, name)
+    try:
+        prefix_params, final_params = pipeline_fit_params(pipeline, view.fit_params)
+        params_error = None
+    except Exception as exc:  # the Pipeline's fit raises it: every fit fails
+        prefix_params, final_params, params_error = {}, {}, exc
     members = [member for group in groups for member in group.members]
     batched = {}
     for position, group in enumerate(groups):
@@ -482,11 +469,13 @@ def evaluate_pipeline_groups(
         train, test = folds[split]
         X_train, y_train, _ = view.rows(train)
         X_test, y_test, _ = view.rows(test)
-        fold_prefix_params = {k: view.take(v, train) for k, v in prefix_params.items()}
-        fold_final_params = {k: view.take(v, train) for k, v in final_params.items()}
+        fold_prefix_params = view.rows_of(prefix_params, train)
+        fold_final_params = view.rows_of(final_params, train)
         start = time.perf_counter()
         fitted_prefix = clone(prefix)
         try:
+            if params_error is not None:  # the same error text on every fold
+                raise params_error.with_traceback(None)
             Xt_train = fitted_prefix.fit_transform(
                 X_train, y_train, **fold_prefix_params
             )
@@ -525,7 +514,6 @@ def evaluate_pipeline_groups(
                     view,
                     (train, test),
                     scorers,
-                    score_params,
                     options,
                     table,
                     split,
@@ -541,7 +529,6 @@ def evaluate_pipeline_groups(
                     view,
                     (train, test),
                     scorer,
-                    score_params,
                     options,
                     params=params,
                     candidate_index=index,
@@ -570,7 +557,6 @@ def _pipeline_batch(
     view,
     indices,
     scorers,
-    score_params,
     options,
     table,
     split,
@@ -604,7 +590,6 @@ def _pipeline_batch(
             view,
             indices,
             scorers,
-            score_params,
             options,
             table,
             fit_time=fit_time,
@@ -625,7 +610,6 @@ def _pipeline_one(
     view,
     indices,
     scorer,
-    score_params,
     options,
     *,
     params,
@@ -665,7 +649,7 @@ def _pipeline_one(
             return result
         assembled = copy.copy(candidate)
         assembled.steps = [*fold.prefix.steps, (fold.name, fitted_final)]
-        test_params, train_params = _score_params(view, score_params, train, test)
+        test_params, train_params = view.score_rows(test), view.score_rows(train)
         return _score_fitted(
             assembled,
             (*fold.train, train_params),
@@ -679,6 +663,30 @@ def _pipeline_one(
         )
     finally:
         hooks.end(candidate_index, split, rows)
+
+
+def pipeline_fit_params(pipeline, fit_params: dict) -> tuple[dict, dict]:
+    """``(prefix, final)``: a Pipeline's fit parameters for its transformer
+    prefix (``pipeline[:-1]``, as its ``fit_transform`` takes them) and for
+    its final step's ``fit``.
+
+    Without metadata routing, ``step__param`` names are split by step; with
+    routing, the metadata are routed by the steps' requests, as the
+    Pipeline's own ``fit`` routes them (aliases resolved for the final step,
+    scikit-learn's errors for metadata nobody requested).
+    """
+    name, _ = final_step(pipeline)
+    if not routing_enabled():
+        return _split_pipeline_params(fit_params, name)
+    if not fit_params:
+        return {}, {}
+    routed = process_routing(pipeline, "fit", **fit_params)
+    prefix = get_routing_for_object(pipeline[:-1])
+    consumed = prefix.consumes("fit_transform", list(fit_params))
+    return (
+        {k: v for k, v in fit_params.items() if k in consumed},
+        dict(routed[name].fit),
+    )
 
 
 def _split_pipeline_params(fit_params: dict, final_name: str):

@@ -18,13 +18,21 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn import get_config as sk_get_config
-from sklearn import model_selection as sk
 from sklearn.base import clone, is_classifier
+from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import check_cv
+
+# scikit-learn's own functions, bound once: they take the work gpuml does not.
+from sklearn.model_selection import cross_val_predict as sk_cross_val_predict
+from sklearn.model_selection import learning_curve as sk_learning_curve
 from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import check_random_state, get_tags
+from sklearn.utils import Bunch, check_random_state, get_tags
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
 from sklearn.utils.validation import check_consistent_length
 
 from gpuml._array import compute_namespace, namespace_of, to_family, to_host
@@ -35,6 +43,7 @@ from gpuml._sklearn_compat import (
     enforce_prediction_order,
     insert_error_scores,
     num_samples,
+    routing_enabled,
     shuffle_labels,
     translate_train_sizes,
     validate_params,
@@ -47,29 +56,90 @@ from gpuml.model_selection._dask import search_client
 from gpuml.model_selection._data import SearchData, download, take
 from gpuml.model_selection._results import Options, synchronize
 from gpuml.model_selection._search import (
-    ROUTING_MESSAGE,
     _fold_indices,
     _placeholder,
     evaluate,
+    host_split_params,
 )
 
 # learning_curve's default training sizes (scikit-learn's).
 TRAIN_SIZES = np.linspace(0.1, 1.0, 5)
 
 
-def _refuse_routing(name: str) -> None:
-    if sk_get_config().get("enable_metadata_routing", False):
-        raise NotImplementedError(ROUTING_MESSAGE.format(name=name))
+def _checked_cv(cv, y, estimator):
+    """scikit-learn's ``check_cv`` (only ``y`` reaches the host for it)."""
+    return check_cv(cv, download(y), classifier=is_classifier(estimator))
 
 
-def _splits(estimator, X, y, groups, cv) -> tuple[list, list]:
+def _refuse_groups_with_routing(groups) -> None:
+    """scikit-learn's error: with routing, ``groups`` come in ``params``."""
+    if groups is not None and routing_enabled():
+        raise ValueError(
+            "`groups` can only be passed if metadata routing is not enabled "
+            "via `sklearn.set_config(enable_metadata_routing=True)`. When "
+            "routing is enabled, pass `groups` alongside other metadata via "
+            "the `params` argument instead."
+        )
+
+
+def _route(caller, cv, estimator, scorer, groups, params, *, fit_methods=("fit",)):
+    """A helper's metadata, routed as scikit-learn's helper routes them.
+
+    Returns scikit-learn's routing bunch: ``splitter.split`` (as host data),
+    ``estimator.fit`` and ``scorer.score`` (``scorer`` None: the helper does
+    not score). Without metadata routing, ``groups`` goes to the splitter,
+    ``params`` to the estimator's ``fit`` and nothing to the scorer; with
+    routing, ``groups`` must come in ``params`` and everything goes where it
+    is requested, with scikit-learn's errors naming the helper.
+    """
+    _refuse_groups_with_routing(groups)
+    if not routing_enabled():
+        routed = Bunch(
+            splitter=Bunch(split={"groups": groups}),
+            estimator=Bunch(fit=params),
+            scorer=Bunch(score={}),
+        )
+    else:
+        estimator_mapping = MethodMapping()
+        for method in fit_methods:
+            estimator_mapping.add(caller="fit", callee=method)
+        router = (
+            MetadataRouter(owner=caller)
+            .add(
+                splitter=cv,
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
+            .add(estimator=estimator, method_mapping=estimator_mapping)
+        )
+        if scorer is not None:
+            router.add(
+                scorer=scorer,
+                method_mapping=MethodMapping().add(caller="fit", callee="score"),
+            )
+        try:
+            routed = process_routing(router, "fit", **params)
+        except UnsetMetadataPassedError as exc:
+            # The user called the helper, not its fit: name the helper.
+            raise UnsetMetadataPassedError(
+                message=str(exc).replace(f"{caller}.fit", caller),
+                unrequested_params=exc.unrequested_params,
+                routed_params=exc.routed_params,
+            ) from None
+    routed.splitter.split = host_split_params(
+        {k: v for k, v in routed.splitter.split.items() if v is not None}
+    )
+    if scorer is None:
+        routed.scorer = Bunch(score={})
+    return routed
+
+
+def _splits(cv, X, y, split_params) -> tuple[list, list]:
     """``(splits, folds)``: the splitter's (train, test) pairs as it gave
-    them, and as host index arrays. Only ``y`` and ``groups`` reach the host."""
-    check_consistent_length(X, y, groups)
-    y_host = download(y)
-    cv = check_cv(cv, y_host, classifier=is_classifier(estimator))
+    them, and as host index arrays. Only ``y`` and the splitter's metadata
+    reach the host."""
+    check_consistent_length(X, y, split_params.get("groups"))
     placeholder = _placeholder(num_samples(X))
-    splits = list(cv.split(placeholder, y_host, download(groups)))
+    splits = list(cv.split(placeholder, download(y), **split_params))
     return splits, [
         (_fold_indices(train), _fold_indices(test)) for train, test in splits
     ]
@@ -86,7 +156,6 @@ def _evaluate(
             data,
             folds,
             scorer,
-            {},
             options,
             client,
             n_jobs=n_jobs,
@@ -164,8 +233,10 @@ def cross_validate(
         joblib workers for the host work gpuml cannot batch.
     verbose : int, default=0
     params : dict, default=None
-        Passed to the estimator's ``fit`` (split with the samples). Metadata
-        routing is not supported yet.
+        Passed to the estimator's ``fit`` (split with the samples). With
+        metadata routing, routed by the requests of the estimator, the
+        scorer and the splitter (``groups`` then comes here), as in
+        scikit-learn.
     pre_dispatch : int or str, default="2*n_jobs"
     return_train_score : bool, default=False
     return_estimator : bool, default=False
@@ -196,10 +267,11 @@ def cross_validate(
     >>> scores["test_r2"].shape
     (3,)
     """
-    _refuse_routing("cross_validate")
     params = {} if params is None else dict(params)
-    splits, folds = _splits(estimator, X, y, groups, cv)
+    cv = _checked_cv(cv, y, estimator)
     scorer = check_scoring(estimator, scoring, raise_exc=error_score == "raise")
+    routed = _route("cross_validate", cv, estimator, scorer, groups, params)
+    splits, folds = _splits(cv, X, y, routed.splitter.split)
     options = Options(
         error_score=error_score,
         return_train_score=return_train_score,
@@ -208,7 +280,9 @@ def cross_validate(
         n_candidates=1,
         return_estimator=return_estimator,
     )
-    data = SearchData(X, y, params, compute_namespace())
+    data = SearchData(
+        X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
+    )
     results = _evaluate(
         estimator, [{}], data, folds, scorer, options, n_jobs, pre_dispatch
     )
@@ -381,8 +455,10 @@ def validation_curve(
     error_score : "raise" or float, default=np.nan
         The score of a fit that fails; "raise" raises its error.
     params : dict, default=None
-        Passed to the estimator's ``fit`` (split with the samples). Metadata
-        routing is not supported yet.
+        Passed to the estimator's ``fit`` (split with the samples). With
+        metadata routing, routed by the requests of the estimator, the
+        scorer and the splitter (``groups`` then comes here), as in
+        scikit-learn.
 
     Returns
     -------
@@ -407,10 +483,11 @@ def validation_curve(
     >>> bool(test[0].mean() > test[2].mean())
     True
     """
-    _refuse_routing("validation_curve")
     params = {} if params is None else dict(params)
-    _, folds = _splits(estimator, X, y, groups, cv)
+    cv = _checked_cv(cv, y, estimator)
     scorer = check_scoring(estimator, scoring)
+    routed = _route("validation_curve", cv, estimator, scorer, groups, params)
+    _, folds = _splits(cv, X, y, routed.splitter.split)
     candidates = [{param_name: value} for value in param_range]
     options = Options(
         error_score=error_score,
@@ -419,7 +496,9 @@ def validation_curve(
         n_splits=len(folds),
         n_candidates=len(candidates),
     )
-    data = SearchData(X, y, params, compute_namespace())
+    data = SearchData(
+        X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
+    )
     out = _evaluate(
         estimator, candidates, data, folds, scorer, options, n_jobs, pre_dispatch
     )
@@ -511,8 +590,10 @@ def learning_curve(
     return_times : bool, default=False
         Also return fit and score times.
     params : dict, default=None
-        Passed to the estimator's ``fit`` (split with the samples). Metadata
-        routing is not supported yet.
+        Passed to the estimator's ``fit`` (split with the samples). With
+        metadata routing, routed by the requests of the estimator, the
+        scorer and the splitter (``groups`` then comes here), as in
+        scikit-learn.
 
     Returns
     -------
@@ -535,7 +616,7 @@ def learning_curve(
     ([32, 160], (2, 5), (2, 5))
     """
     if exploit_incremental_learning:
-        return sk.learning_curve(
+        return sk_learning_curve(
             estimator,
             to_host(X) if hasattr(X, "shape") else X,
             download(y),
@@ -553,10 +634,19 @@ def learning_curve(
             return_times=return_times,
             params={k: download(v) for k, v in (params or {}).items()},
         )
-    _refuse_routing("learning_curve")
     params = {} if params is None else dict(params)
+    cv = _checked_cv(cv, y, estimator)
     scorer = check_scoring(estimator, scoring)
-    _, folds = _splits(estimator, X, y, groups, cv)
+    routed = _route(
+        "learning_curve",
+        cv,
+        estimator,
+        scorer,
+        groups,
+        params,
+        fit_methods=("fit", "partial_fit"),
+    )
+    _, folds = _splits(cv, X, y, routed.splitter.split)
     sizes = translate_train_sizes(train_sizes, len(folds[0][0]))
     if verbose > 0:
         print("[learning_curve] Training set sizes: " + str(sizes))
@@ -572,7 +662,9 @@ def learning_curve(
         n_splits=len(pairs),
         n_candidates=1,
     )
-    data = SearchData(X, y, params, compute_namespace())
+    data = SearchData(
+        X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
+    )
     results = _evaluate(
         estimator, [{}], data, pairs, scorer, options, n_jobs, pre_dispatch
     )
@@ -650,7 +742,8 @@ def permutation_test_score(
         estimator's ``score``.
     params : dict, default=None
         Passed to the estimator's ``fit`` (split with the samples, not
-        permuted). Metadata routing is not supported yet.
+        permuted). With metadata routing, routed by the requests of the
+        estimator, the scorer and the splitter, as in scikit-learn.
 
     Returns
     -------
@@ -676,19 +769,25 @@ def permutation_test_score(
     >>> permuted.shape, bool(score > permuted.max()), float(pvalue)
     ((9,), True, 0.1)
     """
-    _refuse_routing("permutation_test_score")
+    _refuse_groups_with_routing(groups)  # first, as scikit-learn
     params = {} if params is None else dict(params)
     check_consistent_length(X, y, groups)
+    splitter = _checked_cv(cv, y, estimator)
     scorer = check_scoring(estimator, scoring)
+    routed = _route(
+        "permutation_test_score", splitter, estimator, scorer, groups, params
+    )
     random_state = check_random_state(random_state)
     xp = compute_namespace()
     # X travels once: every permutation shares the view that holds it.
-    view = SearchData(X, y, params, xp).view(accepts_device_input(estimator))
+    view = SearchData(X, y, routed.estimator.fit, xp, routed.scorer.score).view(
+        accepts_device_input(estimator)
+    )
     groups_host = download(groups)
     n_samples = num_samples(X)
 
     def mean_score(labels):
-        _, folds = _splits(estimator, view.X, labels, groups, cv)
+        _, folds = _splits(splitter, view.X, labels, routed.splitter.split)
         options = Options(
             error_score="raise",  # as scikit-learn, which fits without catching
             return_train_score=False,
@@ -696,7 +795,7 @@ def permutation_test_score(
             n_splits=len(folds),
             n_candidates=1,
         )
-        data = SearchData(view.X, labels, view.fit_params, xp)
+        data = SearchData(view.X, labels, view.fit_params, xp, view.score_params)
         results = _evaluate(
             estimator, [{}], data, folds, scorer, options, n_jobs, "2*n_jobs"
         )
@@ -758,8 +857,9 @@ def cross_val_predict(
     scikit-learn's function itself (host data, joblib workers).
 
     Parameters are scikit-learn's; ``method`` is ``"predict"``,
-    ``"predict_proba"``, ``"predict_log_proba"`` or ``"decision_function"``.
-    Metadata routing is not supported yet.
+    ``"predict_proba"``, ``"predict_log_proba"`` or ``"decision_function"``;
+    with metadata routing, ``params`` go to the estimator's ``fit`` and the
+    splitter by their requests, as in scikit-learn.
 
     Returns
     -------
@@ -779,7 +879,6 @@ def cross_val_predict(
     >>> proba.shape
     (200, 2)
     """
-    _refuse_routing("cross_val_predict")
     params = {} if params is None else dict(params)
     xp = compute_namespace()
     y_host = download(y)
@@ -788,7 +887,7 @@ def cross_val_predict(
         xp is np and _parallel.wants_workers(n_jobs)
     )
     if not on_device or (encode and np.ndim(y_host) != 1):
-        return sk.cross_val_predict(
+        return sk_cross_val_predict(
             estimator,
             to_host(X) if hasattr(X, "shape") else X,
             y_host,
@@ -800,7 +899,9 @@ def cross_val_predict(
             pre_dispatch=pre_dispatch,
             method=method,
         )
-    _, folds = _splits(estimator, X, y, groups, cv)
+    cv = _checked_cv(cv, y, estimator)
+    routed = _route("cross_val_predict", cv, estimator, None, groups, params)
+    _, folds = _splits(cv, X, y, routed.splitter.split)
     n_samples = num_samples(X)
     order = np.concatenate([test for _, test in folds])
     if np.sort(order).tolist() != list(range(n_samples)):
@@ -809,7 +910,7 @@ def cross_val_predict(
     if encode:
         y = LabelEncoder().fit_transform(y_host)
         n_classes = len(set(y.tolist()))
-    data = SearchData(X, y, params, xp)
+    data = SearchData(X, y, routed.estimator.fit, xp)
     view = data.view(True)
     pairwise = get_tags(estimator).input_tags.pairwise
     predictions = []

@@ -31,6 +31,7 @@ from gpuml.model_selection import (  # noqa: E402
     _dask,
 )
 from gpuml.preprocessing import StandardScaler  # noqa: E402
+from tests.conftest import DEVICES  # noqa: E402
 
 # Classes defined here travel by value to worker processes.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -319,6 +320,34 @@ def test_gpu_resources_requested_when_workers_declare_them(monkeypatch, rng):
         ours.fit(X, y)
     assert requested == [{"GPU": 1}] * 3
     assert not _dask._CACHE  # the in-process workers forgot the data
+    _assert_same_results(ours, theirs)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_routed_metadata_travel_to_the_workers(client, dispatched, rng, device):
+    """With metadata routing, fit and score weights (aliased) reach the
+    workers with the data, and each worker gives the in-process results."""
+    from sklearn import config_context as sk_config_context
+
+    from gpuml.metrics import get_scorer
+
+    X, y = _classification(rng)
+    fit_w, score_w = rng.uniform(0.2, 3, len(y)), rng.uniform(0.5, 2, len(y))
+    with sk_config_context(enable_metadata_routing=True), config_context(device=device):
+        scoring = {
+            "accuracy": get_scorer("accuracy").set_score_request(sample_weight="s"),
+            "neg_log_loss": get_scorer("neg_log_loss").set_score_request(
+                sample_weight=False
+            ),
+        }
+        kwargs = dict(cv=4, scoring=scoring, refit="accuracy")
+        model = LogisticRegression().set_fit_request(sample_weight="f")
+        grid = {"C": [0.01, 0.1, 1.0, 10.0]}
+        theirs = GridSearchCV(model, grid, **kwargs).fit(X, y, f=fit_w, s=score_w)
+        ours = GridSearchCV(model, grid, client=client, **kwargs).fit(
+            X, y, f=fit_w, s=score_w
+        )
+    assert dispatched == [client]
     _assert_same_results(ours, theirs)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.stats import loguniform
-from sklearn import config_context as sk_config_context
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
@@ -173,9 +172,6 @@ def test_halving_errors_are_sklearn_s(rng):
         HalvingGridSearchCV(Ridge(), grid, scoring=["r2", "max_error"]).fit(X, y)
     with pytest.raises(InvalidParameterError, match="client"):
         HalvingRandomSearchCV(Ridge(), grid, client=3).fit(X, y)
-    with sk_config_context(enable_metadata_routing=True):
-        with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
-            HalvingGridSearchCV(Ridge(), grid).fit(X, y)
 
 
 @pytest.mark.parametrize("seed", ["int", "instance", "none"])
@@ -222,7 +218,7 @@ def _compare_folds(search, base_cv, n_samples, y, groups, seed, subsample_test):
         expected = list(splitter.split(np.zeros((n_samples, 1)), y, groups=groups))
         splitter.random_state = state()
         np.random.seed(11)  # noqa: NPY002
-        got = search._host_folds(splitter, n_samples, y, groups)
+        got = search._host_folds(splitter, n_samples, y, {"groups": groups})
         assert len(got) == len(expected)
         for (train, test), (train_exp, test_exp) in zip(got, expected, strict=True):
             np.testing.assert_array_equal(train, train_exp)

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.stats import loguniform
-from sklearn import config_context as sk_config_context
 from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
@@ -572,13 +571,6 @@ def test_progress_bar_with_tqdm(rng, capsys, monkeypatch, verbose):
     assert (bar.total, bar.desc, bar.unit) == (8, "gpuml search", "fit")
     assert sum(bar.steps) == 8 and len(bar.steps) == 2 and bar.closed
     assert "fits done" not in capsys.readouterr().err
-
-
-def test_metadata_routing_is_refused_with_a_fix(rng):
-    X, y = regression(rng)
-    with sk_config_context(enable_metadata_routing=True):
-        with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
-            GridSearchCV(Ridge(), {"alpha": ALPHAS}).fit(X, y)
 
 
 def test_invalid_search_parameters_are_sklearns_errors(rng):

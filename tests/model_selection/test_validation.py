@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn import config_context as sk_config_context
 from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
@@ -133,15 +132,12 @@ def test_failed_fits_get_error_score(rng):
         validation_curve(LogisticRegression(), X, y, **kwargs, error_score="raise")
 
 
-def test_bad_parameters_and_routing_are_refused(rng):
+def test_bad_parameters_are_refused(rng):
     X, y = regression(rng)
     with pytest.raises(InvalidParameterError, match="scoring"):
         validation_curve(
             Ridge(), X, y, param_name="alpha", param_range=ALPHAS, scoring="nope"
         )
-    with sk_config_context(enable_metadata_routing=True):
-        with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
-            validation_curve(Ridge(), X, y, param_name="alpha", param_range=ALPHAS)
 
 
 def _assert_results_match(ours, theirs, backend, X_test, *, host_estimators=False):
@@ -407,9 +403,6 @@ def test_learning_curve_errors_and_incremental_learning(backend, rng):
     got = learning_curve(SGDRegressor(random_state=0), X_in, y_in, **kwargs)
     for a, b in zip(got, expected, strict=True):
         np.testing.assert_array_equal(a, b)
-    with sk_config_context(enable_metadata_routing=True):
-        with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
-            learning_curve(Ridge(), X_in, y_in)
 
 
 @pytest.mark.parametrize(
@@ -434,13 +427,10 @@ def test_permutation_test_score_matches_sklearn(backend, rng, case):
     assert pvalue == expected[2]
 
 
-def test_permutation_test_score_raises_and_refuses_routing(rng):
+def test_permutation_test_score_raises(rng):
     """Fits are not caught (scikit-learn has no error_score here)."""
     X, y = classification(rng)
     with pytest.raises(ValueError, match="l1_ratio"):
         permutation_test_score(LogisticRegression(l1_ratio=0.5), X, y, n_permutations=2)
     with pytest.raises(InvalidParameterError, match="n_permutations"):
         permutation_test_score(LogisticRegression(), X, y, n_permutations=0)
-    with sk_config_context(enable_metadata_routing=True):
-        with pytest.raises(NotImplementedError, match="enable_metadata_routing=False"):
-            permutation_test_score(LogisticRegression(), X, y)
