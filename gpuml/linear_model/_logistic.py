@@ -126,10 +126,10 @@ def _binary_terms(raw, intercept, target, weights, xp: ModuleType):
 _FINISH_SOURCE = r"""
 // Per candidate row r: the gradient (k, d) from the data terms grad_W (p,
 // k * rows: column r * rows + c), grad_b (k * rows), plus the penalty, all
-// over the total weight; and the value from the summed losses.
+// over the row's total weight; and the value from the summed losses.
 extern "C" __global__ void logistic_finish(
     const double* params, const double* grad_W, const double* grad_b,
-    const double* loss_sum, const double* inverse_C, double total,
+    const double* loss_sum, const double* inverse_C, const double* total,
     int rows, long long p, int fit_intercept, double* value, double* grad)
 {
     __shared__ double partial[256];
@@ -146,7 +146,7 @@ extern "C" __global__ void logistic_finish(
         } else {
             g = grad_b[r * rows + (j - n_coef)];
         }
-        grad[r * d + j] = g / total;
+        grad[r * d + j] = g / total[r];
     }
     partial[tid] = squares;
     __syncthreads();
@@ -154,7 +154,9 @@ extern "C" __global__ void logistic_finish(
         if (tid < width) partial[tid] += partial[tid + width];
         __syncthreads();
     }
-    if (tid == 0) value[r] = (loss_sum[r] + 0.5 * inverse_C[r] * partial[0]) / total;
+    if (tid == 0) {
+        value[r] = (loss_sum[r] + 0.5 * inverse_C[r] * partial[0]) / total[r];
+    }
 }
 """
 
@@ -176,8 +178,10 @@ class _LogisticLoss:
     y : int array of shape (n_samples,)
         Class indices into the fitted classes.
     n_classes : int
-    weights : float64 array of shape (n_samples,) or None
-        Sample weights times class weights.
+    weights : float64 array of shape (n_samples,) or (n_samples, k), or None
+        Sample weights times class weights: shared by the ``k`` rows, or one
+        column per row (zero for the samples a row does not train on: the
+        rows of several folds in one batch).
     inverse_C : float64 array of shape (k,)
         ``1 / C`` per candidate (0 for no penalty).
     fit_intercept : bool
@@ -196,8 +200,12 @@ class _LogisticLoss:
         self.fit_intercept = fit_intercept
         n = X.shape[0]
         self.ones = xp.ones(n)
-        self.weights = self.ones if weights is None else weights
-        self.total = float(self.weights.sum())
+        weights = self.ones if weights is None else weights
+        # (n, 1) or (n, k): broadcast against the (n, k) terms of the rows.
+        self.weights = weights[:, None] if weights.ndim == 1 else weights
+        k = inverse_C.shape[0]
+        total = xp.asarray(weights.sum(axis=0), dtype=xp.float64)
+        self.total = xp.ascontiguousarray(xp.broadcast_to(total, (k,)))
         self.inverse_C = inverse_C
         if self.n_rows == 1:
             self.target = y.astype(xp.float64)[:, None]  # (n, 1): 1 for classes_[1]
@@ -227,7 +235,7 @@ class _LogisticLoss:
         n, rows = self.X.shape[0], self.n_rows
         dtype = self.X.dtype
         raw = self.X @ W.reshape(k * rows, self.n_features).astype(dtype).T
-        weights = self.weights[:, None]
+        weights = self.weights
         if rows == 1:
             loss, residual = _binary_terms(raw, b[:, 0], self.target, weights, xp)
             loss_sum = self.ones @ loss
@@ -262,7 +270,7 @@ class _LogisticLoss:
                     grad_b,
                     loss_sum,
                     self.inverse_C,
-                    np.float64(self.total),
+                    self.total,
                     np.int32(rows),
                     np.int64(p),
                     np.int32(self.fit_intercept),
@@ -278,7 +286,7 @@ class _LogisticLoss:
         if self.fit_intercept:
             grad[:, rows * p :] = grad_b.reshape(k, rows)
         value = loss_sum + 0.5 * self.inverse_C * (coef * coef).sum(axis=1)
-        return value / self.total, grad / self.total
+        return value / self.total, grad / self.total[:, None]
 
 
 def _encode_labels(y, xp: ModuleType):
@@ -329,6 +337,11 @@ def _class_weights(class_weight, classes, y_index, sample_weight):
         sample_weight=weights,
     )
     return per_class
+
+
+# Folds are fitted together when the joint passes over the data cost at most
+# this many times the folds' own passes (5-fold cross-validation: 1.25).
+_JOINT_WORK = 1.5
 
 
 class _IterationTasks:
@@ -733,12 +746,14 @@ class LogisticRegression(
     def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
         """Fit one model per ``C`` of ``param_sets`` on each training fold.
 
-        All candidates of a fold are rows of one batched L-BFGS, so every
-        iteration is one pass over the fold's rows for all of them. The
-        labels are encoded once; a fold
-        that lacks one of the classes is fitted on its own labels, as
-        scikit-learn would. Returns an iterator of :class:`LogisticBatch`
-        (see ``docs/search.rst``).
+        The candidates of every fold that holds all the classes are rows of
+        one batched L-BFGS: each row weighs the samples of its fold's
+        training rows (zero elsewhere), so every evaluation is one pass over
+        the folds' rows for all folds and candidates, and the host drives
+        one optimisation instead of one per fold. The labels are encoded
+        once; a fold that lacks one of the classes is fitted on its own
+        labels, as scikit-learn would. Returns an iterator of
+        :class:`LogisticBatch` (see ``docs/search.rst``).
         """
         validate_estimator_params(self)
         self._check_options()
@@ -752,21 +767,95 @@ class LogisticRegression(
             inverse_C.append(self._inverse_C(C))
         inverse_C = xp.asarray(inverse_C, dtype=xp.float64)
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
+        if folds is None:
+            loss = self._loss(X, classes, y_index, sample_weight, inverse_C, xp)
+            yield self._batch_model(loss, self._minimize(loss, xp).x, X.dtype, classes)
+            return
         n_classes = int(classes.shape[0])
-        for train in [None] if folds is None else folds:
-            if train is None:
-                parts = X, classes, y_index, sample_weight
+        complete = [
+            bool(np.all(to_host(xp.bincount(y_index[t], minlength=n_classes)) > 0))
+            for t in folds
+        ]
+        joint = [t for t, ok in zip(folds, complete, strict=True) if ok]
+        together = len(joint) > 1 and n_classes > 1  # else _loss raises
+        if together:
+            union = xp.unique(xp.concatenate(joint))
+            # Together, every row passes over the union of the folds' rows;
+            # apart, over its own fold's: folds that share few rows (a
+            # halving search's small subsamples) are fitted apart.
+            n_rows = sum(int(t.shape[0]) for t in joint)
+            together = union.shape[0] * len(joint) <= _JOINT_WORK * n_rows
+        models = iter(
+            self._fit_folds_together(
+                X, classes, y_index, sample_weight, inverse_C, joint, union, xp
+            )
+            if together
+            else []
+        )
+        for train, ok in zip(folds, complete, strict=True):
+            if ok and together:
+                yield next(models)
+                continue
+            w_fold = None if sample_weight is None else sample_weight[train]
+            if ok:
+                parts = X[train], classes, y_index[train], w_fold
             else:
-                w_fold = None if sample_weight is None else sample_weight[train]
-                indices = y_index[train]
-                counts = to_host(xp.bincount(indices, minlength=n_classes))
-                if np.all(counts > 0):
-                    parts = X[train], classes, indices, w_fold
-                else:
-                    parts = (X[train], *_fold_labels(y, train, xp), w_fold)
+                parts = (X[train], *_fold_labels(y, train, xp), w_fold)
             loss = self._loss(*parts, inverse_C, xp)
-            W, b = loss.split(self._minimize(loss, xp).x)
-            yield LogisticBatch(W.astype(X.dtype), b.astype(X.dtype), parts[1])
+            yield self._batch_model(loss, self._minimize(loss, xp).x, X.dtype, parts[1])
+
+    def _fit_folds_together(
+        self, X, classes, y_index, sample_weight, inverse_C, trains, union, xp
+    ) -> list:
+        """One :class:`LogisticBatch` per training fold of ``trains``, all
+        fitted as the rows of one L-BFGS (fold-major: fold ``f``'s
+        candidates are rows ``f * k`` to ``(f + 1) * k``).
+
+        The rows are fitted on the union of the folds' training rows, each
+        row weighing its own fold's (repeated indices counted as often as
+        they appear, class weights from its fold's labels); a row's
+        objective is its fold's, term for term.
+        """
+        k, n = inverse_C.shape[0], X.shape[0]
+        whole = union.shape[0] == n  # every sample trains some fold: no copy
+        X_union = X if whole else X[union]
+        y_union = y_index if whole else y_index[union]
+        columns = []
+        for train in trains:
+            if sample_weight is None:
+                weights = xp.ones(train.shape[0])
+            else:
+                weights = sample_weight[train]
+            per_class = _class_weights(
+                self.class_weight, classes, y_index[train], weights
+            )
+            if per_class is not None:
+                factors = xp.asarray(per_class, dtype=xp.float64)
+                weights = weights * factors[y_index[train]]
+            positions = train if whole else xp.searchsorted(union, train)
+            columns.append(
+                xp.bincount(positions, weights=weights, minlength=union.shape[0])
+            )
+        weights = xp.repeat(xp.stack(columns, axis=1), k, axis=1)
+        loss = _LogisticLoss(
+            X_union,
+            y_union,
+            int(classes.shape[0]),
+            weights,
+            xp.tile(inverse_C, len(trains)),
+            self.fit_intercept,
+            xp,
+        )
+        x = self._minimize(loss, xp).x
+        return [
+            self._batch_model(loss, x[f * k : (f + 1) * k], X.dtype, classes)
+            for f in range(len(trains))
+        ]
+
+    @staticmethod
+    def _batch_model(loss, x, dtype, classes) -> LogisticBatch:
+        W, b = loss.split(x)
+        return LogisticBatch(W.astype(dtype), b.astype(dtype), classes)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

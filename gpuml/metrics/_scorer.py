@@ -120,7 +120,17 @@ def _classes_type(classes) -> str:
     class arrays)."""
     if isinstance(classes, (list, tuple)):
         return type_of_target([to_host(c) for c in classes])
-    return type_of_target(to_host(classes))
+    host = np.asarray(to_host(classes))
+    if host.dtype.kind == "O":
+        return type_of_target(host)
+    # A search scores many batches of one classifier: the few labels are
+    # classified once (scikit-learn's type_of_target costs about 0.5 ms).
+    return _array_classes_type(host.dtype.str, host.shape, host.tobytes())
+
+
+@functools.lru_cache(maxsize=64)
+def _array_classes_type(dtype: str, shape: tuple, data: bytes) -> str:
+    return type_of_target(np.frombuffer(data, dtype=dtype).reshape(shape))
 
 
 def binary_response(y_pred, method_name, classes, pos_label, *, stacked=False):

@@ -36,8 +36,8 @@ def subsample(indices: np.ndarray, fraction: float, random_state, permutations: 
     order: the first rows of a shuffled ``arange``, drawn from the random
     state as ``resample`` draws them. An integer seed gives a fresh
     ``RandomState`` per call, hence one permutation per length, kept in
-    ``permutations`` (a halving iteration resamples folds of equal lengths
-    with it again and again)."""
+    ``permutations`` (a search keeps them for its whole fit: every iteration
+    resamples folds of the same lengths)."""
     n = len(indices)
     if isinstance(random_state, (int, np.integer)):
         order = permutations.get(n)
@@ -65,9 +65,10 @@ class _DeviceHalvingMixin(_DeviceSearchMixin):
         cached = self.__dict__.get("_base_folds")
         if cached is None or cached[0] is not cv.base_cv:
             base = _host_folds(cv.base_cv, n_samples, y, split_params)
-            cached = self._base_folds = (cv.base_cv, base)
-        base_folds = cached[1]
-        permutations: dict = {}
+            # The permutations drawn from an integer seed depend on the
+            # length only: every iteration reuses them.
+            cached = self._base_folds = (cv.base_cv, base, {})
+        _, base_folds, permutations = cached
         folds = []
         for train, test in base_folds:
             train = subsample(train, cv.fraction, cv.random_state, permutations)

@@ -652,36 +652,71 @@ def test_batched_fit_matches_one_by_one(backend, rng, problem):
         _assert_same_predictions(pred[i], expected, X, 1e-6)
 
 
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("cover", ["every-sample", "some-samples", "little-overlap"])
 @pytest.mark.parametrize("problem", ["binary", "multiclass"])
-def test_batched_fit_on_folds(rng, problem, weighted):
+def test_batched_fit_on_folds(
+    backend, rng, problem, cover, weighted, class_weight, monkeypatch
+):
+    """Each fold's candidates get the fold's own fits: fitted as one L-BFGS
+    when the folds overlap enough (covering every sample or only some, with
+    repeated indices, sample and class weights), apart when they share few
+    rows (a halving search's small subsamples)."""
+    together = []
+    real = LogisticRegression._fit_folds_together
+
+    def spy(self, *args):
+        together.append(True)
+        return real(self, *args)
+
+    monkeypatch.setattr(LogisticRegression, "_fit_folds_together", spy)
     X, y = _classification(rng, LABELS[problem], n_samples=150, n_features=5)
     sw = rng.uniform(0.5, 3.0, len(y)) if weighted else None
     order = rng.permutation(len(y))
-    folds = [np.sort(order[:100]), np.sort(order[50:])]
-    with config_context(device="cpu"):
-        est = LogisticRegression(**TIGHT)
-        batches = list(
-            est._fit_batch(X, y, [{"C": c} for c in CS], folds=folds, sample_weight=sw)
+    if cover == "every-sample":
+        folds = [np.sort(order[:100]), np.sort(order[50:]), order[:70].repeat(2)]
+    elif cover == "some-samples":
+        folds = [order[:100], order[10:110], order[20:120]]
+    else:
+        folds = [order[:50], order[50:100], order[100:]]
+    X_c, y_c, sw_c = _batch_in(X, y, sw)
+    xp = compute_namespace()
+    kwargs = dict(TIGHT, class_weight=class_weight)
+    batches = list(
+        LogisticRegression(**kwargs)._fit_batch(
+            X_c,
+            y_c,
+            [{"C": c} for c in CS],
+            folds=[xp.asarray(train) for train in folds],
+            sample_weight=sw_c,
         )
-        assert len(batches) == 2
-        for model, train in zip(batches, folds, strict=True):
-            assert len(model) == len(CS)
-            proba = model.predict_proba(X)
-            for i, c in enumerate(CS):
-                single = LogisticRegression(C=c, **TIGHT).fit(
-                    X[train], y[train], sample_weight=None if sw is None else sw[train]
-                )
-                np.testing.assert_allclose(
-                    proba[i], single.predict_proba(X), rtol=0, atol=1e-5
-                )
+    )
+    assert len(batches) == len(folds)
+    assert together == ([] if cover == "little-overlap" else [True])
+    for model, train in zip(batches, folds, strict=True):
+        assert len(model) == len(CS)
+        proba = backend.to_numpy(model.predict_proba(X_c))
+        for i, c in enumerate(CS):
+            single = LogisticRegression(C=c, **kwargs).fit(
+                X_c[xp.asarray(train)],
+                y_c[xp.asarray(train)],
+                sample_weight=None if sw is None else sw_c[xp.asarray(train)],
+            )
+            np.testing.assert_allclose(
+                proba[i],
+                backend.to_numpy(single.predict_proba(X_c)),
+                rtol=0,
+                atol=1e-5,
+            )
 
 
 def test_batched_fold_missing_a_class_uses_its_own_labels(rng):
     """A training fold without one of the classes gets the model its own fit
     would give: fewer classes, the same predictions as scikit-learn's."""
     X, y = _classification(rng, LABELS["multiclass"], n_samples=150, n_features=5)
-    folds = [np.flatnonzero(y != 5), np.arange(100)]
+    # the complete folds are fitted together, the other on its own
+    folds = [np.flatnonzero(y != 5), np.arange(100), np.arange(50, 150)]
     with config_context(device="cpu"):
         batches = list(
             LogisticRegression(**TIGHT)._fit_batch(
@@ -690,6 +725,7 @@ def test_batched_fold_missing_a_class_uses_its_own_labels(rng):
         )
     np.testing.assert_array_equal(batches[0].classes_, [1, 2])
     np.testing.assert_array_equal(batches[1].classes_, np.unique(y[:100]))
+    np.testing.assert_array_equal(batches[2].classes_, np.unique(y[50:]))
     for model, train in zip(batches, folds, strict=True):
         pred = model.predict(X)
         for i, c in enumerate(CS):
