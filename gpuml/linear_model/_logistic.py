@@ -339,9 +339,28 @@ def _class_weights(class_weight, classes, y_index, sample_weight):
     return per_class
 
 
-# Folds are fitted together when the joint passes over the data cost at most
-# this many times the folds' own passes (5-fold cross-validation: 1.25).
+# On the CPU, folds are fitted together when the joint passes over the data
+# cost at most this many times the folds' own (5-fold cross-validation: 1.25).
 _JOINT_WORK = 1.5
+
+
+def _fit_together(xp, n_union, n_fold_rows, n_folds, n_columns) -> bool:
+    """Whether folds are fitted as one L-BFGS, every row passing over the
+    ``n_union`` rows of all the folds rather than its own fold's.
+
+    On the CPU, arithmetic is the cost: together when it grows at most
+    ``_JOINT_WORK`` times (folds that share few rows, such as a halving
+    search's small subsamples, are fitted apart). On a GPU, a batched
+    L-BFGS at search sizes waits on one host round trip per evaluation, so
+    one optimisation instead of one per fold wins even when it does several
+    times the arithmetic: together whenever its float64 temporaries (about
+    four ``(n_union, n_columns)`` arrays) fit in a quarter of the free
+    device memory.
+    """
+    if xp is np:
+        return n_union * n_folds <= _JOINT_WORK * n_fold_rows
+    free = xp.cuda.runtime.memGetInfo()[0] + xp.get_default_memory_pool().free_bytes()
+    return 4 * 8 * n_union * n_columns <= free / 4
 
 
 class _IterationTasks:
@@ -780,11 +799,13 @@ class LogisticRegression(
         together = len(joint) > 1 and n_classes > 1  # else _loss raises
         if together:
             union = xp.unique(xp.concatenate(joint))
-            # Together, every row passes over the union of the folds' rows;
-            # apart, over its own fold's: folds that share few rows (a
-            # halving search's small subsamples) are fitted apart.
-            n_rows = sum(int(t.shape[0]) for t in joint)
-            together = union.shape[0] * len(joint) <= _JOINT_WORK * n_rows
+            together = _fit_together(
+                xp,
+                int(union.shape[0]),
+                sum(int(t.shape[0]) for t in joint),
+                len(joint),
+                len(joint) * len(param_sets) * (1 if n_classes == 2 else n_classes),
+            )
         models = iter(
             self._fit_folds_together(
                 X, classes, y_index, sample_weight, inverse_C, joint, union, xp
