@@ -339,26 +339,21 @@ def _class_weights(class_weight, classes, y_index, sample_weight):
     return per_class
 
 
-# On the CPU, folds are fitted together when the joint passes over the data
-# cost at most this many times the folds' own (5-fold cross-validation: 1.25).
-_JOINT_WORK = 1.5
-
-
-def _fit_together(xp, n_union, n_fold_rows, n_folds, n_columns) -> bool:
+def _fit_together(xp, n_union, n_columns) -> bool:
     """Whether folds are fitted as one L-BFGS, every row passing over the
     ``n_union`` rows of all the folds rather than its own fold's.
 
-    On the CPU, arithmetic is the cost: together when it grows at most
-    ``_JOINT_WORK`` times (folds that share few rows, such as a halving
-    search's small subsamples, are fitted apart). On a GPU, a batched
-    L-BFGS at search sizes waits on one host round trip per evaluation, so
-    one optimisation instead of one per fold wins even when it does several
-    times the arithmetic: together whenever its float64 temporaries (about
-    four ``(n_union, n_columns)`` arrays) fit in a quarter of the free
-    device memory.
+    On a GPU, a batched L-BFGS at search sizes waits on one host round trip
+    per evaluation, so one optimisation instead of one per fold wins even
+    when its passes cover several times the rows (a halving search's small
+    subsamples): together whenever its float64 temporaries (about four
+    ``(n_union, n_columns)`` arrays) fit in a quarter of the free device
+    memory. On the CPU, arithmetic is the cost and the joint passes add to
+    it (5-fold cross-validation: 1.25 times the rows; measured slower):
+    apart.
     """
     if xp is np:
-        return n_union * n_folds <= _JOINT_WORK * n_fold_rows
+        return False
     free = xp.cuda.runtime.memGetInfo()[0] + xp.get_default_memory_pool().free_bytes()
     return 4 * 8 * n_union * n_columns <= free / 4
 
@@ -765,11 +760,12 @@ class LogisticRegression(
     def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
         """Fit one model per ``C`` of ``param_sets`` on each training fold.
 
-        The candidates of every fold that holds all the classes are rows of
-        one batched L-BFGS: each row weighs the samples of its fold's
-        training rows (zero elsewhere), so every evaluation is one pass over
-        the folds' rows for all folds and candidates, and the host drives
-        one optimisation instead of one per fold. The labels are encoded
+        On a GPU, the candidates of every fold that holds all the classes
+        are rows of one batched L-BFGS: each row weighs the samples of its
+        fold's training rows (zero elsewhere), so every evaluation is one
+        pass over the folds' rows for all folds and candidates, and the host
+        drives one optimisation instead of one per fold (see
+        :func:`_fit_together`); on the CPU, one per fold. The labels are encoded
         once; a fold that lacks one of the classes is fitted on its own
         labels, as scikit-learn would. Returns an iterator of
         :class:`LogisticBatch` (see ``docs/search.rst``).
@@ -802,8 +798,6 @@ class LogisticRegression(
             together = _fit_together(
                 xp,
                 int(union.shape[0]),
-                sum(int(t.shape[0]) for t in joint),
-                len(joint),
                 len(joint) * len(param_sets) * (1 if n_classes == 2 else n_classes),
             )
         models = iter(

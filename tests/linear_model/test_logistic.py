@@ -25,6 +25,7 @@ from gpuml import config_context
 from gpuml._array import compute_namespace, to_namespace
 from gpuml._sklearn_compat import InvalidParameterError
 from gpuml.linear_model import LogisticRegression
+from gpuml.linear_model import _logistic as logistic_module
 from gpuml.model_selection import GridSearchCV
 
 TIGHT = dict(tol=1e-10, max_iter=10000)
@@ -659,10 +660,11 @@ def test_batched_fit_matches_one_by_one(backend, rng, problem):
 def test_batched_fit_on_folds(
     backend, rng, problem, cover, weighted, class_weight, monkeypatch
 ):
-    """Each fold's candidates get the fold's own fits: fitted as one L-BFGS
-    (folds covering every sample or only some, with repeated indices, sample
-    and class weights), or apart on the CPU when the folds share few rows (a
-    halving search's small subsamples)."""
+    """Each fold's candidates get the fold's own fits when the folds are
+    fitted as one L-BFGS: folds covering every sample or only some, sharing
+    few rows (a halving search's small subsamples), with repeated indices,
+    sample and class weights. The CPU fits folds apart: here it is made to
+    join them, so that the mechanism is checked on every backend."""
     together = []
     real = LogisticRegression._fit_folds_together
 
@@ -671,6 +673,8 @@ def test_batched_fit_on_folds(
         return real(self, *args)
 
     monkeypatch.setattr(LogisticRegression, "_fit_folds_together", spy)
+    if backend.device == "cpu":
+        monkeypatch.setattr(logistic_module, "_fit_together", lambda *args: True)
     X, y = _classification(rng, LABELS[problem], n_samples=150, n_features=5)
     sw = rng.uniform(0.5, 3.0, len(y)) if weighted else None
     order = rng.permutation(len(y))
@@ -693,9 +697,7 @@ def test_batched_fit_on_folds(
         )
     )
     assert len(batches) == len(folds)
-    # little overlap: apart on the CPU, together on a GPU (see _fit_together)
-    apart = cover == "little-overlap" and backend.device == "cpu"
-    assert together == ([] if apart else [True])
+    assert together == [True]
     for model, train in zip(batches, folds, strict=True):
         assert len(model) == len(CS)
         proba = backend.to_numpy(model.predict_proba(X_c))
@@ -713,11 +715,27 @@ def test_batched_fit_on_folds(
             )
 
 
-def test_batched_fold_missing_a_class_uses_its_own_labels(rng):
+def test_cpu_fits_folds_apart(rng, monkeypatch):
+    """On the CPU the joint passes only add arithmetic: one L-BFGS per fold."""
+    joined = []
+    monkeypatch.setattr(
+        LogisticRegression, "_fit_folds_together", lambda *a: joined.append(a)
+    )
+    X, y = _classification(rng, LABELS["binary"], n_samples=90, n_features=3)
+    folds = [np.arange(60), np.arange(30, 90)]
+    with config_context(device="cpu"):
+        batches = list(
+            LogisticRegression()._fit_batch(X, y, [{"C": c} for c in CS], folds=folds)
+        )
+    assert len(batches) == 2 and joined == []
+
+
+def test_batched_fold_missing_a_class_uses_its_own_labels(rng, monkeypatch):
     """A training fold without one of the classes gets the model its own fit
     would give: fewer classes, the same predictions as scikit-learn's."""
+    monkeypatch.setattr(logistic_module, "_fit_together", lambda *args: True)
     X, y = _classification(rng, LABELS["multiclass"], n_samples=150, n_features=5)
-    # the complete folds are fitted together, the other on its own
+    # the complete folds are fitted together (as on a GPU), the other apart
     folds = [np.flatnonzero(y != 5), np.arange(100), np.arange(50, 150)]
     with config_context(device="cpu"):
         batches = list(
