@@ -70,12 +70,13 @@ def test_environment_variable_sets_the_default():
     assert "GPUML_DEVICE must be one of" in bad.stderr
 
 
-def test_import_gpuml_imports_neither_cupy_nor_dask():
+def test_import_gpuml_imports_no_gpu_dask_or_rapids_module():
     code = (
         "import sys, gpuml, gpuml.linear_model, gpuml.preprocessing, gpuml.metrics, "
         "gpuml.model_selection\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in "
-        "('cupy', 'cupyx', 'dask', 'distributed', 'cudf', 'torch')]\n"
+        "('cupy', 'cupyx', 'dask', 'distributed', 'dask_cuda', 'cudf', 'cuml', "
+        "'rmm', 'torch', 'umap')]\n"
         "print(bad)"
     )
     out = subprocess.run(
