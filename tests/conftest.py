@@ -34,13 +34,36 @@ def pytest_report_header(config):
     return [f"gpuml test seed: GPUML_TEST_SEED={SEED}", f"gpuml GPU: {gpu}"]
 
 
+NO_GPU = "needs a CUDA GPU with CuPy"
+
+
 def pytest_collection_modifyitems(config, items):
     if HAS_GPU:
         return
-    skip = pytest.mark.skip(reason="needs a CUDA GPU with CuPy")
+    skip = pytest.mark.skip(reason=NO_GPU)
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    """On a machine without a GPU, one line for the GPU tests' skips instead
+    of one per test location in the short summary (the counts are kept)."""
+    stats = terminalreporter.stats
+    skipped = stats.get("skipped", [])
+    no_gpu = [r for r in skipped if NO_GPU in str(getattr(r, "longrepr", ""))]
+    if no_gpu:
+        stats["skipped"] = [r for r in skipped if r not in no_gpu]
+    try:
+        yield
+    finally:
+        if no_gpu:
+            stats["skipped"] = skipped
+            terminalreporter.write_line(
+                f"SKIPPED {len(no_gpu)} GPU tests: {NO_GPU} (the numpy-cpu "
+                "backend ran; see the report header)"
+            )
 
 
 class Backend:

@@ -39,3 +39,27 @@ def test_subpackages_exist():
         "gpuml.model_selection",
         "gpuml.preprocessing",
     } <= set(PACKAGES)
+
+
+@pytest.mark.parametrize(
+    "module, name, sklearn_module",
+    [
+        ("gpuml.linear_model", "Lasso", "sklearn.linear_model"),
+        ("gpuml.preprocessing", "MinMaxScaler", "sklearn.preprocessing"),
+        ("gpuml.metrics", "silhouette_score", "sklearn.metrics"),
+        ("gpuml.model_selection", "TimeSeriesSplit", "sklearn.model_selection"),
+    ],
+)
+def test_a_missing_sklearn_name_says_what_to_use(module, name, sklearn_module):
+    """``from gpuml.x import <scikit-learn name gpuml lacks>`` names what the
+    module has and the scikit-learn import that works with gpuml."""
+    package = importlib.import_module(module)
+    with pytest.raises(ImportError) as info:
+        exec(f"from {module} import {name}", {})
+    message = str(info.value)
+    assert f"from {sklearn_module} import {name}" in message
+    assert ", ".join(package.__all__) in message
+    # any other name is the usual missing attribute
+    assert not hasattr(package, "no_such_name")
+    with pytest.raises(ImportError, match="cannot import name"):
+        exec(f"from {module} import no_such_name", {})

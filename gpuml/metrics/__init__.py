@@ -5,6 +5,7 @@ can also score many candidates' predictions in one batched reduction (see
 :class:`Scorer` and ``docs/metrics.rst``).
 """
 
+from gpuml import _missing
 from gpuml.metrics._classification import (
     accuracy_score,
     balanced_accuracy_score,
@@ -98,3 +99,6 @@ __all__ = [
     "top_k_accuracy_score",
     "zero_one_loss",
 ]
+
+# scikit-learn's names that gpuml lacks: an ImportError that says what to use.
+__getattr__ = _missing.module_getattr(__name__, "sklearn.metrics", __all__)

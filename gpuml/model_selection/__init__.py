@@ -15,6 +15,7 @@
   estimator allows it).
 """
 
+from gpuml import _missing
 from gpuml.model_selection._halving import HalvingGridSearchCV, HalvingRandomSearchCV
 from gpuml.model_selection._search import GridSearchCV, RandomizedSearchCV
 from gpuml.model_selection._split import (
@@ -54,3 +55,6 @@ __all__ = [
     "train_test_split",
     "validation_curve",
 ]
+
+# scikit-learn's names that gpuml lacks: an ImportError that says what to use.
+__getattr__ = _missing.module_getattr(__name__, "sklearn.model_selection", __all__)
