@@ -1,21 +1,27 @@
 """``python -m gpuml``: a hyperparameter search on synthetic data, timed.
 
-It searches the ridge penalty of a regression problem with 5-fold
-cross-validation three ways, on the same data, and prints the times and the
-best alpha of each:
+It searches the penalty of a linear model with 5-fold cross-validation
+three ways, on the same data, and prints the time, best parameter and best
+mean score of each:
 
-1. scikit-learn's ``GridSearchCV`` around scikit-learn's ``Ridge`` (all cores);
-2. scikit-learn's ``GridSearchCV`` around gpuml's ``Ridge`` (swap one import:
-   each fit is fast, but the search copies every fold to the device and
-   scores on the host);
-3. gpuml's ``GridSearchCV`` around gpuml's ``Ridge`` (swap both imports): the
-   data copied to the device once, all alphas of a fold fitted from one
-   factorisation and scored with one batched R² on the device.
+1. scikit-learn's ``GridSearchCV`` around scikit-learn's estimator (all
+   cores);
+2. scikit-learn's ``GridSearchCV`` around gpuml's estimator (swap one
+   import: each fit is fast, but the search copies every fold to the device
+   and scores on the host);
+3. gpuml's ``GridSearchCV`` around gpuml's estimator (swap both imports):
+   the data copied to the device once, the candidates of a fold fitted
+   together and scored with one batched metric on the device.
 
-It runs on the GPU when one is usable, else on the CPU (with a smaller
-problem). ``--device cpu`` forces the CPU; ``--n-samples`` sets the size.
+``--estimator ridge`` (the default) searches 20 alphas of a ``Ridge``
+(R²); ``--estimator logistic`` 8 values of ``C`` of a binary
+``LogisticRegression`` (accuracy). It runs on the GPU when one is usable,
+else on the CPU (with a smaller problem); ``--device cpu`` forces the CPU,
+``--n-samples`` and ``--n-features`` set the size, and ``--no-sklearn``
+skips the two runs of scikit-learn's search (slow at large sizes). Each run
+says when it starts and how long it took.
 
-``--dask`` adds a fourth run: gpuml's search dispatched through a local Dask
+``--dask`` adds a run: gpuml's search dispatched through a local Dask
 cluster that the demo starts (``dask_cuda.LocalCUDACluster``, one worker per
 GPU, when computing on the GPU; two CPU worker processes otherwise), which
 listens on 127.0.0.1 only.
@@ -29,21 +35,50 @@ import os
 import time
 
 import numpy as np
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
-from sklearn.model_selection import KFold
+from sklearn.model_selection import KFold, StratifiedKFold
 
 import gpuml
-from gpuml.linear_model import Ridge
+from gpuml.linear_model import LogisticRegression, Ridge
 from gpuml.model_selection import GridSearchCV
 
-ALPHAS = np.logspace(-3, 5, 20)
+# estimator: (gpuml class, scikit-learn class, parameter, values, metric)
+PROBLEMS = {
+    "ridge": (Ridge, SkRidge, "alpha", np.logspace(-3, 5, 20), "R²"),
+    "logistic": (
+        LogisticRegression,
+        SkLogisticRegression,
+        "C",
+        np.logspace(-4, 1, 8),
+        "accuracy",
+    ),
+}
 
 
-def _timed(label, func, rows):
+def _data(estimator: str, n_samples: int, n_features: int, rng):
+    """Many small effects in much noise: the best penalty is well inside the
+    grid, so the search has a real optimum rather than a run of near-ties."""
+    X = rng.standard_normal((n_samples, n_features), dtype=np.float32)
+    if estimator == "ridge":
+        w = np.float32(0.01) * rng.standard_normal(n_features, dtype=np.float32)
+        return X, X @ w + rng.standard_normal(n_samples, dtype=np.float32)
+    w = rng.standard_normal(n_features).astype(np.float32) * 3 / np.sqrt(n_features)
+    p = 1 / (1 + np.exp(-(X @ w)))
+    return X, (rng.uniform(size=n_samples) < p).astype(np.int64)
+
+
+def _timed(label, search, X, y, rows, step):
+    """Run one search, saying when it starts and how long it took."""
+    index, total = step
+    print(f"[{index}/{total}] {label} ...", end="", flush=True)
     start = time.perf_counter()
-    best = func()
-    rows.append((label, time.perf_counter() - start, best))
+    search.fit(X, y)
+    seconds = time.perf_counter() - start
+    print(f" {seconds:.2f} s", flush=True)
+    (param,) = search.best_params_.values()
+    rows.append((label, seconds, param, search.best_score_))
 
 
 def _local_cluster(on_gpu: bool):
@@ -75,10 +110,19 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m gpuml",
         description=(
-            "A ridge-penalty search on synthetic data (20 alphas x 5 folds, "
-            "R²), timed three ways: scikit-learn's search around scikit-learn's "
-            "Ridge, scikit-learn's search around gpuml's Ridge, and gpuml's "
-            "search around gpuml's Ridge."
+            "A penalty search on synthetic data (5 folds), timed three ways: "
+            "scikit-learn's search around scikit-learn's estimator, "
+            "scikit-learn's search around gpuml's, and gpuml's search around "
+            "gpuml's; then a table of times, best parameters and scores."
+        ),
+    )
+    parser.add_argument(
+        "--estimator",
+        choices=sorted(PROBLEMS),
+        default="ridge",
+        help=(
+            "ridge: 20 alphas of a Ridge, scored by R² (the default); logistic: "
+            "8 values of C of a binary LogisticRegression, scored by accuracy"
         ),
     )
     parser.add_argument(
@@ -103,6 +147,11 @@ def main(argv=None) -> None:
         help="columns of the data (default: 256 on the GPU, 64 on the CPU)",
     )
     parser.add_argument(
+        "--no-sklearn",
+        action="store_true",
+        help="skip the runs of scikit-learn's search (slow at large sizes)",
+    )
+    parser.add_argument(
         "--dask",
         action="store_true",
         help="also run gpuml's search through a local Dask cluster",
@@ -124,43 +173,43 @@ def main(argv=None) -> None:
     n_samples = args.n_samples or (400_000 if on_gpu else 20_000)
     n_features = args.n_features or (256 if on_gpu else 64)
 
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((n_samples, n_features), dtype=np.float32)
-    # Many small effects in much noise: the best penalty is large and well
-    # defined (about noise variance / coefficient variance = 1e4), so the
-    # search has a real optimum rather than a flat run of near-ties.
-    y = X @ (np.float32(0.01) * rng.standard_normal(n_features, dtype=np.float32))
-    y += rng.standard_normal(n_samples, dtype=np.float32)
-    cv = KFold(n_splits=5, shuffle=True, random_state=0)
-    grid = {"alpha": ALPHAS}
+    model, sk_model, param, values, metric = PROBLEMS[args.estimator]
+    X, y = _data(args.estimator, n_samples, n_features, np.random.default_rng(0))
+    splitter = KFold if args.estimator == "ridge" else StratifiedKFold
+    cv = splitter(n_splits=5, shuffle=True, random_state=0)
+    grid = {param: values}
     print(f"gpuml {gpuml.__version__}: computing on the {device.upper()}")
     print(
-        f"data: {n_samples:,} x {n_features} float32; "
-        f"{len(ALPHAS)} alphas x 5 folds, scoring R²\n"
+        f"data: {n_samples:,} x {n_features} float32; {model.__name__}, "
+        f"{len(values)} values of {param} x 5 folds, scoring {metric}\n"
     )
-
+    runs = []
+    if not args.no_sklearn:
+        runs += [
+            (
+                f"scikit-learn GridSearchCV(sklearn {model.__name__}), n_jobs=-1",
+                lambda: SkGridSearchCV(sk_model(), grid, cv=cv, n_jobs=-1),
+            ),
+            (
+                f"scikit-learn GridSearchCV(gpuml {model.__name__})",
+                lambda: SkGridSearchCV(model(), grid, cv=cv),
+            ),
+        ]
+    runs.append(
+        (
+            f"gpuml GridSearchCV(gpuml {model.__name__})",
+            lambda: GridSearchCV(model(), grid, cv=cv),
+        )
+    )
+    total = len(runs) + args.dask
+    # Warm up (imports; on a GPU the CUDA context and kernels) on a slice,
+    # untimed: the first use is another matter (docs/development.md).
+    what = " (CUDA context, kernels)" if on_gpu else ""
+    print(f"warming gpuml up on 2,000 rows{what} ...", flush=True)
+    GridSearchCV(model(), grid, cv=cv).fit(X[:2000], y[:2000])
     rows = []
-    _timed(
-        "scikit-learn GridSearchCV(sklearn Ridge), n_jobs=-1",
-        lambda: (
-            SkGridSearchCV(SkRidge(), grid, cv=cv, n_jobs=-1)
-            .fit(X, y)
-            .best_params_["alpha"]
-        ),
-        rows,
-    )
-    # Warm up (CUDA context, kernel compilation) on a slice, untimed.
-    GridSearchCV(Ridge(), grid, cv=cv).fit(X[:2000], y[:2000])
-    _timed(
-        "scikit-learn GridSearchCV(gpuml Ridge)",
-        lambda: SkGridSearchCV(Ridge(), grid, cv=cv).fit(X, y).best_params_["alpha"],
-        rows,
-    )
-    _timed(
-        "gpuml GridSearchCV(gpuml Ridge)",
-        lambda: GridSearchCV(Ridge(), grid, cv=cv).fit(X, y).best_params_["alpha"],
-        rows,
-    )
+    for step, (label, make) in enumerate(runs, start=1):
+        _timed(label, make(), X, y, rows, (step, total))
     with contextlib.ExitStack() as stack:
         if args.dask:
             from distributed import Client
@@ -168,32 +217,41 @@ def main(argv=None) -> None:
             cluster = stack.enter_context(_local_cluster(on_gpu))
             client = stack.enter_context(Client(cluster, set_as_default=False))
             n_workers = len(client.scheduler_info()["workers"])
-            print(f"Dask: {n_workers} workers; dashboard {client.dashboard_link}\n")
+            print(f"Dask: {n_workers} workers; dashboard {client.dashboard_link}")
             # Warm up the workers (imports, CUDA contexts), untimed.
-            GridSearchCV(Ridge(), grid, cv=cv, client=client).fit(X[:2000], y[:2000])
+            GridSearchCV(model(), grid, cv=cv, client=client).fit(X[:2000], y[:2000])
             _timed(
-                f"gpuml GridSearchCV(gpuml Ridge), Dask, {n_workers} workers",
-                lambda: (
-                    GridSearchCV(Ridge(), grid, cv=cv, client=client)
-                    .fit(X, y)
-                    .best_params_["alpha"]
-                ),
+                f"gpuml GridSearchCV(gpuml {model.__name__}), Dask, "
+                f"{n_workers} workers",
+                GridSearchCV(model(), grid, cv=cv, client=client),
+                X,
+                y,
                 rows,
+                (total, total),
             )
+    _print_table(rows, param, metric, baseline=not args.no_sklearn)
 
-    baseline = rows[0][1]
+
+def _print_table(rows, param: str, metric: str, *, baseline: bool) -> None:
+    """Times, speed-ups against scikit-learn's search (when it ran), best
+    parameters and their mean cross-validated scores."""
     width = max(len(r[0]) for r in rows)
-    print(f"{'method':<{width}}  {'time (s)':>9}  {'speed-up':>8}  best alpha")
-    for label, seconds, best in rows:
-        print(
-            f"{label:<{width}}  {seconds:9.3f}  {baseline / seconds:7.1f}x  {best:.4g}"
-        )
-    agree = len({round(np.log10(r[2]), 6) for r in rows}) == 1
     print(
-        "\nall methods chose the same alpha"
-        if agree
-        else "\nWARNING: the methods chose different alphas"
+        f"\n{'method':<{width}}  {'time (s)':>9}  {'speed-up':>8}  "
+        f"{'best ' + param:>10}  {'best ' + metric:>13}"
     )
+    for label, seconds, best, score in rows:
+        speedup = f"{rows[0][1] / seconds:7.1f}x" if baseline else f"{'-':>8}"
+        print(
+            f"{label:<{width}}  {seconds:9.3f}  {speedup}  {best:10.4g}  {score:13.6f}"
+        )
+    if len(rows) > 1:
+        agree = len({round(np.log10(r[2]), 6) for r in rows}) == 1
+        print(
+            f"\nall methods chose the same {param}"
+            if agree
+            else f"\nWARNING: the methods chose different values of {param}"
+        )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
+
 
 def test_demo_runs_and_agrees():
     out = subprocess.run(
@@ -26,6 +28,32 @@ def test_demo_runs_and_agrees():
     ).stdout
     assert "computing on the CPU" in out
     assert "all methods chose the same alpha" in out, out
+    # each run says when it starts and how long it took, then the table
+    for step in ("[1/3] scikit-learn", "[2/3] scikit-learn", "[3/3] gpuml"):
+        assert step in out, out
+    assert "best alpha" in out and "best R²" in out
+
+
+def test_demo_logistic_without_sklearn_runs():
+    result = _demo(
+        "--device",
+        "cpu",
+        "--estimator",
+        "logistic",
+        "--no-sklearn",
+        "--n-samples",
+        "2000",
+        "--n-features",
+        "8",
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "[1/1] gpuml GridSearchCV(gpuml LogisticRegression)" in out
+    assert "scikit-learn GridSearchCV" not in out
+    [row] = [line for line in out.splitlines() if line.startswith("gpuml Grid")]
+    seconds, speedup, best_c, accuracy = row.split()[-4:]
+    assert float(seconds) > 0 and speedup == "-" and 0.5 < float(accuracy) <= 1.0
+    assert float(best_c) in {float(f"{c:.4g}") for c in np.logspace(-4, 1, 8)}
 
 
 def _demo(*args):
