@@ -167,28 +167,27 @@ def test_pipeline_search_routes_to_the_steps_that_request(backend, rng, scaler_r
     X, y = regression(rng)
     fit_w, score_w, _ = _metadata(rng, len(y))
     grid = {"ridge__alpha": ALPHAS, "standardscaler__with_std": [True, False]}
-    theirs = SkGridSearchCV(
-        make_pipeline(
-            SkStandardScaler().set_fit_request(sample_weight=scaler_request),
-            SkRidge().set_fit_request(sample_weight=True),
-        ),
-        grid,
-        scoring=sk_get_scorer("r2").set_score_request(sample_weight="score_w"),
-        cv=3,
-    ).fit(X, y, sample_weight=fit_w, score_w=score_w)
-    ours = GridSearchCV(
-        make_pipeline(
-            StandardScaler().set_fit_request(sample_weight=scaler_request),
-            Ridge().set_fit_request(sample_weight=True),
-        ),
-        grid,
-        scoring=get_scorer("r2").set_score_request(sample_weight="score_w"),
-        cv=3,
-    ).fit(
-        backend.asarray(X),
-        backend.asarray(y),
-        sample_weight=backend.asarray(fit_w),
-        score_w=backend.asarray(score_w),
+
+    def search(gpu: bool):
+        scaler, ridge, search_cls, scorer_of = (
+            (StandardScaler, Ridge, GridSearchCV, get_scorer)
+            if gpu
+            else (SkStandardScaler, SkRidge, SkGridSearchCV, sk_get_scorer)
+        )
+        return search_cls(
+            make_pipeline(
+                scaler().set_fit_request(sample_weight=scaler_request),
+                ridge().set_fit_request(sample_weight=True),
+            ),
+            grid,
+            scoring=scorer_of("r2").set_score_request(sample_weight="score_w"),
+            cv=3,
+        )
+
+    theirs = search(gpu=False).fit(X, y, sample_weight=fit_w, score_w=score_w)
+    on = backend.asarray
+    ours = search(gpu=True).fit(
+        on(X), on(y), sample_weight=on(fit_w), score_w=on(score_w)
     )
     assert_results_match(ours, theirs)
 
@@ -315,52 +314,64 @@ def _helper_case(rng):
     return X, y, params, parts
 
 
-def test_cross_validate_routes_metadata(backend, rng):
+def _both(backend, rng, helper, sk_helper, *, keys=None, scored=True, **kwargs):
+    """``(ours, theirs)``: a helper and scikit-learn's on the same data and
+    metadata (``keys`` of them), ours fed the backend's arrays."""
     X, y, params, parts = _helper_case(rng)
-    model, scoring = parts("sklearn")
-    theirs = sk_cross_validate(
-        model, X, y, scoring=scoring, cv=GroupKFold(3), params=params
-    )
-    model, scoring = parts("gpuml")
-    ours = cross_validate(
-        model,
-        backend.asarray(X),
-        backend.asarray(y),
-        scoring=scoring,
-        cv=GroupKFold(3),
-        params={k: backend.asarray(v) for k, v in params.items()},
+    params = {k: params[k] for k in keys or params}
+    out = []
+    for package, func, on in (
+        ("gpuml", helper, backend.asarray),
+        ("sklearn", sk_helper, lambda array: array),
+    ):
+        model, scoring = parts(package)
+        out.append(
+            func(
+                model,
+                on(X),
+                on(y),
+                params={k: on(v) for k, v in params.items()},
+                **({"scoring": scoring} if scored else {}),
+                **kwargs,
+            )
+        )
+    return out
+
+
+def test_cross_validate_routes_metadata(backend, rng):
+    ours, theirs = _both(
+        backend, rng, cross_validate, sk_cross_validate, cv=GroupKFold(3)
     )
     np.testing.assert_allclose(ours["test_score"], theirs["test_score"], atol=1e-6)
 
 
-def test_curves_and_permutation_test_route_metadata(backend, rng):
-    X, y, params, parts = _helper_case(rng)
-    on = {k: backend.asarray(v) for k, v in params.items()}
-    Xb, yb = backend.asarray(X), backend.asarray(y)
-    curve = {"param_name": "alpha", "param_range": ALPHAS, "cv": GroupKFold(3)}
-    model, scoring = parts("sklearn")
-    theirs = sk_validation_curve(model, X, y, scoring=scoring, params=params, **curve)
-    model, scoring = parts("gpuml")
-    ours = validation_curve(model, Xb, yb, scoring=scoring, params=on, **curve)
+@pytest.mark.parametrize(
+    "helper, sk_helper, kwargs",
+    [
+        (
+            validation_curve,
+            sk_validation_curve,
+            {"param_name": "alpha", "param_range": ALPHAS},
+        ),
+        (learning_curve, sk_learning_curve, {"train_sizes": [0.5, 1.0]}),
+    ],
+    ids=["validation_curve", "learning_curve"],
+)
+def test_curves_route_metadata(backend, rng, helper, sk_helper, kwargs):
+    ours, theirs = _both(backend, rng, helper, sk_helper, cv=GroupKFold(3), **kwargs)
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-6)
 
-    learning = {"train_sizes": [0.5, 1.0], "cv": GroupKFold(3)}
-    model, scoring = parts("sklearn")
-    theirs = sk_learning_curve(model, X, y, scoring=scoring, params=params, **learning)
-    model, scoring = parts("gpuml")
-    ours = learning_curve(model, Xb, yb, scoring=scoring, params=on, **learning)
-    for a, b in zip(ours, theirs, strict=True):
-        np.testing.assert_allclose(a, b, atol=1e-6)
 
-    permutation = {"n_permutations": 4, "random_state": 0, "cv": GroupKFold(3)}
-    model, scoring = parts("sklearn")
-    theirs = sk_permutation_test_score(
-        model, X, y, scoring=scoring, params=params, **permutation
-    )
-    model, scoring = parts("gpuml")
-    ours = permutation_test_score(
-        model, Xb, yb, scoring=scoring, params=on, **permutation
+def test_permutation_test_routes_metadata(backend, rng):
+    ours, theirs = _both(
+        backend,
+        rng,
+        permutation_test_score,
+        sk_permutation_test_score,
+        n_permutations=4,
+        random_state=0,
+        cv=GroupKFold(3),
     )
     assert ours[0] == pytest.approx(theirs[0], abs=1e-6)
     np.testing.assert_allclose(ours[1], theirs[1], atol=1e-6)
@@ -368,17 +379,14 @@ def test_curves_and_permutation_test_route_metadata(backend, rng):
 
 
 def test_cross_val_predict_routes_metadata(backend, rng):
-    X, y, params, parts = _helper_case(rng)
-    params = {k: params[k] for k in ("fit_w", "groups")}
-    model, _ = parts("sklearn")
-    theirs = sk_cross_val_predict(model, X, y, cv=GroupKFold(3), params=params)
-    model, _ = parts("gpuml")
-    ours = cross_val_predict(
-        model,
-        backend.asarray(X),
-        backend.asarray(y),
+    ours, theirs = _both(
+        backend,
+        rng,
+        cross_val_predict,
+        sk_cross_val_predict,
+        keys=("fit_w", "groups"),
+        scored=False,
         cv=GroupKFold(3),
-        params={k: backend.asarray(v) for k, v in params.items()},
     )
     backend.assert_family(ours, shape=theirs.shape)
     np.testing.assert_allclose(backend.to_numpy(ours), theirs, atol=1e-8)
