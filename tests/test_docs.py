@@ -1,23 +1,31 @@
 """The documentation builds and the notebooks run, as a new user meets them.
 
 Sphinx builds ``docs/`` with warnings as errors (the API pages generated
-from the docstrings, numpydoc-checked), and every notebook of
-``notebooks/`` is executed from a clean kernel and must run without an
-error. Both need the packages of the ``test`` extra (Sphinx, numpydoc,
+from the docstrings, numpydoc-checked; the benchmarks page is
+``benchmarks/RESULTS.md``), ``docs/api.rst`` lists every public name, and
+every notebook of ``notebooks/`` is executed from a clean kernel and must
+run without an error. Both need the packages of the ``test`` extra (Sphinx, numpydoc,
 MyST, nbclient, ipykernel); where they are missing (the GPU machine's
 image) the tests are skipped.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import gpuml
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+PACKAGES = ["gpuml"] + [
+    f"gpuml.{info.name}" for info in pkgutil.iter_modules(gpuml.__path__) if info.ispkg
+]
 
 
 def test_docs_build_with_warnings_as_errors(tmp_path):
@@ -71,3 +79,24 @@ def test_notebook_runs(path, tmp_path):
 
 def test_there_are_notebooks():
     assert NOTEBOOKS, "notebooks/ has no notebook to run"
+
+
+def _documented_names() -> dict[str, set[str]]:
+    """``{module: names}`` of the autosummary lists of docs/api.rst."""
+    documented: dict[str, set[str]] = {}
+    module = None
+    for line in (ROOT / "docs" / "api.rst").read_text().splitlines():
+        if line.startswith(".. currentmodule::"):
+            module = line.split("::", 1)[1].strip()
+        elif line.startswith("   ") and not line.strip().startswith(":"):
+            name = line.strip()
+            if module and name.isidentifier():
+                documented.setdefault(module, set()).add(name)
+    return documented
+
+
+@pytest.mark.parametrize("module", PACKAGES)
+def test_api_reference_lists_every_public_name(module):
+    public = set(importlib.import_module(module).__all__) - {"__version__"}
+    missing = public - _documented_names().get(module, set())
+    assert not missing, f"docs/api.rst lacks {sorted(missing)} of {module}"
