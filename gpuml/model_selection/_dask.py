@@ -310,7 +310,7 @@ def dispatch(
         # A cleanup error (a worker already gone) must not hide the search's.
         with contextlib.suppress(Exception):
             if payload_future is not None:
-                client.cancel([payload_future])
+                _release([payload_future], client)
             client.run(_forget, token)
         _shm.remove(files)
 
@@ -468,4 +468,19 @@ def _run(
         return table
     finally:
         with contextlib.suppress(Exception):  # a worker already gone
-            client.cancel(list(futures))
+            _release(list(futures), client)
+
+
+def _release(futures, client) -> None:
+    """Let go of ``futures``: the finished ones released, only those still
+    pending (the search failed) cancelled. A cancel is reported to every
+    client of the scheduler, and distributed's client handshake fails when
+    that report meets a client connecting at the same moment (a search given
+    the scheduler's address connects one), so finished work is not
+    cancelled."""
+    pending = [future for future in futures if not future.done()]
+    for future in futures:
+        if future.done():
+            future.release()
+    if pending:
+        client.cancel(pending)
