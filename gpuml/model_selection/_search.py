@@ -88,9 +88,9 @@ def _host_folds(cv, n_samples, y, split_params: dict) -> list:
 
 
 def host_split_params(split_params) -> dict:
-    """The splitter's metadata as host data (only ``y`` and these reach the
-    host to draw the folds)."""
-    return {k: download(v) for k, v in split_params.items()}
+    """The splitter's metadata as host data, those given (only ``y`` and
+    these reach the host to draw the folds)."""
+    return {k: download(v) for k, v in split_params.items() if v is not None}
 
 
 def _failure_summary(out: list, candidates: list, n_splits: int) -> str:

@@ -93,6 +93,7 @@ def _route(caller, cv, estimator, scorer, groups, params, *, fit_methods=("fit",
     is requested, with scikit-learn's errors naming the helper.
     """
     _refuse_groups_with_routing(groups)
+    params = {} if params is None else dict(params)
     if not routing_enabled():
         routed = Bunch(
             splitter=Bunch(split={"groups": groups}),
@@ -125,9 +126,7 @@ def _route(caller, cv, estimator, scorer, groups, params, *, fit_methods=("fit",
                 unrequested_params=exc.unrequested_params,
                 routed_params=exc.routed_params,
             ) from None
-    routed.splitter.split = host_split_params(
-        {k: v for k, v in routed.splitter.split.items() if v is not None}
-    )
+    routed.splitter.split = host_split_params(routed.splitter.split)
     if scorer is None:
         routed.scorer = Bunch(score={})
     return routed
@@ -143,6 +142,23 @@ def _splits(cv, X, y, split_params) -> tuple[list, list]:
     return splits, [
         (_fold_indices(train), _fold_indices(test)) for train, test in splits
     ]
+
+
+def _prepare(caller, estimator, X, y, cv, scorer, groups, params, **route_kwargs):
+    """What a helper starts from: ``(splits, folds, routed)``, the folds as
+    the checked splitter gives them and as host indices, and the metadata
+    routed by :func:`_route`."""
+    cv = _checked_cv(cv, y, estimator)
+    routed = _route(caller, cv, estimator, scorer, groups, params, **route_kwargs)
+    return (*_splits(cv, X, y, routed.splitter.split), routed)
+
+
+def _search_data(X, y, routed) -> SearchData:
+    """The helper's data, with the metadata routed to the estimator's ``fit``
+    and to the scorer."""
+    return SearchData(
+        X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
+    )
 
 
 def _evaluate(
@@ -267,11 +283,10 @@ def cross_validate(
     >>> scores["test_r2"].shape
     (3,)
     """
-    params = {} if params is None else dict(params)
-    cv = _checked_cv(cv, y, estimator)
     scorer = check_scoring(estimator, scoring, raise_exc=error_score == "raise")
-    routed = _route("cross_validate", cv, estimator, scorer, groups, params)
-    splits, folds = _splits(cv, X, y, routed.splitter.split)
+    splits, folds, routed = _prepare(
+        "cross_validate", estimator, X, y, cv, scorer, groups, params
+    )
     options = Options(
         error_score=error_score,
         return_train_score=return_train_score,
@@ -280,9 +295,7 @@ def cross_validate(
         n_candidates=1,
         return_estimator=return_estimator,
     )
-    data = SearchData(
-        X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
-    )
+    data = _search_data(X, y, routed)
     results = _evaluate(
         estimator, [{}], data, folds, scorer, options, n_jobs, pre_dispatch
     )
@@ -483,11 +496,10 @@ def validation_curve(
     >>> bool(test[0].mean() > test[2].mean())
     True
     """
-    params = {} if params is None else dict(params)
-    cv = _checked_cv(cv, y, estimator)
     scorer = check_scoring(estimator, scoring)
-    routed = _route("validation_curve", cv, estimator, scorer, groups, params)
-    _, folds = _splits(cv, X, y, routed.splitter.split)
+    _, folds, routed = _prepare(
+        "validation_curve", estimator, X, y, cv, scorer, groups, params
+    )
     candidates = [{param_name: value} for value in param_range]
     options = Options(
         error_score=error_score,
@@ -496,9 +508,7 @@ def validation_curve(
         n_splits=len(folds),
         n_candidates=len(candidates),
     )
-    data = SearchData(
-        X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
-    )
+    data = _search_data(X, y, routed)
     out = _evaluate(
         estimator, candidates, data, folds, scorer, options, n_jobs, pre_dispatch
     )
@@ -634,19 +644,18 @@ def learning_curve(
             return_times=return_times,
             params={k: download(v) for k, v in (params or {}).items()},
         )
-    params = {} if params is None else dict(params)
-    cv = _checked_cv(cv, y, estimator)
     scorer = check_scoring(estimator, scoring)
-    routed = _route(
+    _, folds, routed = _prepare(
         "learning_curve",
-        cv,
         estimator,
+        X,
+        y,
+        cv,
         scorer,
         groups,
         params,
         fit_methods=("fit", "partial_fit"),
     )
-    _, folds = _splits(cv, X, y, routed.splitter.split)
     sizes = translate_train_sizes(train_sizes, len(folds[0][0]))
     if verbose > 0:
         print("[learning_curve] Training set sizes: " + str(sizes))
@@ -662,9 +671,7 @@ def learning_curve(
         n_splits=len(pairs),
         n_candidates=1,
     )
-    data = SearchData(
-        X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
-    )
+    data = _search_data(X, y, routed)
     results = _evaluate(
         estimator, [{}], data, pairs, scorer, options, n_jobs, pre_dispatch
     )
@@ -770,7 +777,6 @@ def permutation_test_score(
     ((9,), True, 0.1)
     """
     _refuse_groups_with_routing(groups)  # first, as scikit-learn
-    params = {} if params is None else dict(params)
     check_consistent_length(X, y, groups)
     splitter = _checked_cv(cv, y, estimator)
     scorer = check_scoring(estimator, scoring)
@@ -780,9 +786,7 @@ def permutation_test_score(
     random_state = check_random_state(random_state)
     xp = compute_namespace()
     # X travels once: every permutation shares the view that holds it.
-    view = SearchData(X, y, routed.estimator.fit, xp, routed.scorer.score).view(
-        accepts_device_input(estimator)
-    )
+    view = _search_data(X, y, routed).view(accepts_device_input(estimator))
     groups_host = download(groups)
     n_samples = num_samples(X)
 
@@ -899,9 +903,9 @@ def cross_val_predict(
             pre_dispatch=pre_dispatch,
             method=method,
         )
-    cv = _checked_cv(cv, y, estimator)
-    routed = _route("cross_val_predict", cv, estimator, None, groups, params)
-    _, folds = _splits(cv, X, y, routed.splitter.split)
+    _, folds, routed = _prepare(
+        "cross_val_predict", estimator, X, y, cv, None, groups, params
+    )
     n_samples = num_samples(X)
     order = np.concatenate([test for _, test in folds])
     if np.sort(order).tolist() != list(range(n_samples)):
@@ -910,7 +914,7 @@ def cross_val_predict(
     if encode:
         y = LabelEncoder().fit_transform(y_host)
         n_classes = len(set(y.tolist()))
-    data = SearchData(X, y, routed.estimator.fit, xp)
+    data = _search_data(X, y, routed)
     view = data.view(True)
     pairwise = get_tags(estimator).input_tags.pairwise
     predictions = []
