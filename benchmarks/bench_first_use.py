@@ -3,7 +3,9 @@
 W1 is ``GridSearchCV(Ridge())`` over 20 alphas, ``KFold(5)``, ``scoring="r2"``
 on 400,000 x 256 float32; W2 is ``GridSearchCV(LogisticRegression())`` over
 8 C, ``KFold(5)``, ``scoring="accuracy"`` on 400,000 x 128 float32 with
-binary labels. Data are NumPy, made before the clock starts. Each child
+binary labels. Data are NumPy, made before the clock starts (and
+``SETTLE_S`` before it, so that the BLAS threads that made them are idle, as
+for data loaded from disk). Each child
 process first imports CuPy and creates the CUDA context (what any CuPy
 program pays first; reported in the notes as "start-up"), then times
 ``fit`` to its return (the GPU synchronised): the libraries' start-up
@@ -41,6 +43,11 @@ import numpy as np
 from benchmarks._timing import SKLEARN, cupy_or_none, no_gpu_reason, row, time_once
 
 N_ROWS, SMALL_ROWS = 400_000, 5_000
+# Making the data ends with a BLAS product, after which OpenBLAS's threads
+# spin on every core for about 0.1 s; a fit started at once shares the CPUs
+# with them (its copy to the GPU took 40-60 ms longer on the H100). Data
+# loaded from disk or made earlier meet idle cores: wait this long first.
+SETTLE_S = 0.3
 N_JOBS = 16
 WORKLOADS = {
     "W1": "GridSearchCV Ridge, 20 alphas x 5 folds, {n:,}x256 float32, r2",
@@ -117,6 +124,7 @@ def child(name: str, sizes: list[int], warmup_first: bool) -> dict:
     with config_context(device="gpu"):
         for n in sizes:
             search, X, y = make_workload(name, n)
+            time.sleep(SETTLE_S)
             before = _cache_files(cache)
             if trace:
                 from benchmarks.kernel_inventory import trace_compiles
@@ -144,6 +152,7 @@ def child(name: str, sizes: list[int], warmup_first: bool) -> dict:
             wall = time.perf_counter() - start
             compiled = len(_cache_files(cache) - before)
             again = make_workload(name, SMALL_ROWS)[0]
+            time.sleep(SETTLE_S)
             start = time.perf_counter()
             again.fit(X, y)
             sys.modules["cupy"].cuda.Device().synchronize()

@@ -127,6 +127,62 @@ def device_eigh(A):
     return w, V
 
 
+def block_grams(Zw, Z, block: int):
+    """``parts[b] = Zw[rows b]ᵀ Z[rows b]`` for each block of ``block`` rows
+    of two C-contiguous (n, m) float32/float64 CuPy matrices (``n`` a
+    multiple of ``block``): a (n // block, m, m) array, by one cuBLAS
+    strided-batched GEMM.
+
+    ``Zwᵀ Z`` for a tall, narrow ``Z`` is one GEMM with a small output, which
+    cuBLAS spreads over only a few thread blocks (a tenth of an H100 for
+    m = 258); cut into row blocks, every block's product runs at once and
+    the caller adds the blocks up (in float64, more accurately too).
+    """
+    from cupy_backends.cuda.libs import cublas
+
+    from gpuml._backend import get_cupy
+
+    cupy = get_cupy()
+    n, m = Z.shape
+    blocks = n // block
+    parts = cupy.empty((blocks, m, m), dtype=Z.dtype)
+    if blocks == 0 or m == 0:
+        return parts
+    single = Z.dtype == np.float32
+    one, zero = (np.ones(1, Z.dtype), np.zeros(1, Z.dtype))
+    gemm = cublas.sgemmStridedBatched if single else cublas.dgemmStridedBatched
+    handle = cupy.cuda.device.get_cublas_handle()
+    mode = cublas.getPointerMode(handle)
+    cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
+    try:
+        # Column-major, a block of a C-ordered (rows, m) matrix is its (m,
+        # rows) transpose A; the column-major A_z A_wᵀ is the C-ordered
+        # Zw_bᵀ Z_b.
+        gemm(
+            handle,
+            cublas.CUBLAS_OP_N,
+            cublas.CUBLAS_OP_T,
+            m,
+            m,
+            block,
+            one.ctypes.data,
+            Z.data.ptr,
+            m,
+            block * m,
+            Zw.data.ptr,
+            m,
+            block * m,
+            zero.ctypes.data,
+            parts.data.ptr,
+            m,
+            m * m,
+            blocks,
+        )
+    finally:
+        cublas.setPointerMode(handle, mode)
+    return parts
+
+
 def block_cg(apply, B, *, tol: float, max_iter: int, xp: ModuleType):
     """Conjugate gradients for several right-hand sides at once.
 

@@ -155,6 +155,45 @@ def test_device_eigh(rng, dtype):
 
 
 @gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_block_grams(rng, dtype):
+    cp = pytest.importorskip("cupy")
+    from gpuml._linalg import block_grams
+
+    Z = rng.normal(size=(4 * 37, 5)).astype(dtype)
+    Zw = Z * rng.uniform(0.5, 2.0, size=(Z.shape[0], 1)).astype(dtype)
+    parts = block_grams(cp.asarray(Zw), cp.asarray(Z), 37).get()
+    expected = [Zw[b : b + 37].T @ Z[b : b + 37] for b in range(0, Z.shape[0], 37)]
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(parts, np.stack(expected), rtol=tol, atol=tol)
+
+
+@gpu
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("subset", [False, True])
+def test_device_gram_statistics_match_numpy(rng, monkeypatch, weighted, subset):
+    # Small chunks and blocks, so that rows span several chunks and the
+    # last chunk is padded with zero rows.
+    cp = pytest.importorskip("cupy")
+    from gpuml.linear_model import _ridge_batch
+
+    monkeypatch.setattr(_ridge_batch, "_CHUNK_ELEMENTS", 700)
+    monkeypatch.setattr(_ridge_batch, "_GRAM_BLOCK_ROWS", 16)
+    X = rng.normal(size=(301, 6))
+    Y = rng.normal(size=(301, 2))
+    w = rng.uniform(0.5, 2.0, size=301) if weighted else None
+    rows = np.sort(rng.choice(301, size=123, replace=False)) if subset else None
+    host = _ridge_batch._GramDowndater(X, Y, w, True, np)
+    device = _ridge_batch._DeviceGramDowndater(
+        cp.asarray(X), cp.asarray(Y), None if w is None else cp.asarray(w), True, cp
+    )
+    got = device._statistics(None if rows is None else cp.asarray(rows))
+    expected = host._statistics(rows)
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
+
+
+@gpu
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_integer_labels_encode_as_unique(rng, dtype):
     cp = pytest.importorskip("cupy")

@@ -1,6 +1,7 @@
 // Ridge's kernels: column moments, the augmented design of the Gram
-// statistics, the eigenvalue shrinkage and the intercepts of the batched
-// predictions. One NVRTC compile (see __init__.py).
+// statistics and their float64 accumulation, the eigenvalue shrinkage and
+// the intercepts of the batched predictions. One NVRTC compile (see
+// __init__.py).
 
 // Per-column float64 (count, sum, sum of squares) of X - shift over a chunk
 // of rows per blockIdx.y, skipping NaN; out is (chunks, p, 3).
@@ -40,23 +41,51 @@ __global__ void moments_mean(const double* totals, long long p, T* mean)
 
 // One chunk of Ridge's augmented design, Z = [X - sx, Y - sy, 1] (rows x
 // (p + t + 1)), from the rows `rows` (or lo, lo+1, ... when rows is null);
-// with weights w, also Zw = w * Z.
+// with weights w, also Zw = w * Z. Rows count .. padded - 1 are zeros (the
+// chunk is padded to whole blocks of rows; a zero row adds nothing). A
+// block per row (grid-stride), its threads along the row: no division.
 template <typename T>
 __global__ void ridge_design(const T* X, const T* Y, const long long* rows,
-                             long long lo, long long count, long long p,
-                             long long t, const T* sx, const T* sy,
+                             long long lo, long long count, long long padded,
+                             long long p, long long t, const T* sx, const T* sy,
                              const T* w, T* Z, T* Zw)
 {
     const long long width = p + t + 1;
-    GRID_STRIDE(i, count * width) {
-        const long long r = i / width, j = i - r * width;
+    for (long long r = blockIdx.x; r < padded; r += gridDim.x) {
+        T* z = Z + r * width;
+        T* zw = w ? Zw + r * width : nullptr;
+        if (r >= count) {
+            for (long long j = threadIdx.x; j < width; j += blockDim.x) {
+                z[j] = (T)0;
+                if (w) zw[j] = (T)0;
+            }
+            continue;
+        }
         const long long row = rows ? rows[lo + r] : lo + r;
-        T value;
-        if (j < p) value = X[row * p + j] - sx[j];
-        else if (j < p + t) value = Y[row * t + (j - p)] - sy[j - p];
-        else value = (T)1;
-        Z[i] = value;
-        if (w) Zw[i] = value * w[row];
+        const T* x = X + row * p;
+        const T* y = Y + row * t;
+        const T weight = w ? w[row] : (T)1;
+        for (long long j = threadIdx.x; j < width; j += blockDim.x) {
+            T value;
+            if (j < p) value = x[j] - sx[j];
+            else if (j < p + t) value = y[j - p] - sy[j - p];
+            else value = (T)1;
+            z[j] = value;
+            if (w) zw[j] = value * weight;
+        }
+    }
+}
+
+// total[i] += sum over b < blocks of parts[b * size + i], in float64: the
+// per-block products of a chunk added to the running statistics.
+template <typename T>
+__global__ void add_blocks(const T* parts, long long blocks, long long size,
+                           double* total)
+{
+    GRID_STRIDE(i, size) {
+        double s = total[i];
+        for (long long b = 0; b < blocks; ++b) s += (double)parts[b * size + i];
+        total[i] = s;
     }
 }
 

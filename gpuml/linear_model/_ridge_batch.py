@@ -29,7 +29,7 @@ from types import ModuleType
 import numpy as np
 
 from gpuml._array import is_sparse, namespace_of, to_host
-from gpuml._linalg import device_eigh
+from gpuml._linalg import block_grams, device_eigh
 from gpuml._reductions import column_mean
 from gpuml._validation import (
     FLOAT_DTYPES,
@@ -49,6 +49,10 @@ from gpuml.linear_model._ridge import (
 
 # Rows of X (times n_features) handled per GEMM when accumulating a Gram.
 _CHUNK_ELEMENTS = 1 << 24
+# Rows per block of the GPU's batched Gram GEMM (see _linalg.block_grams).
+_GRAM_BLOCK_ROWS = 2048
+# Thread blocks of the kernel that forms a chunk's design (one row each).
+_DESIGN_BLOCKS = 8192
 # Largest system that a GPU Ridge.fit solves by Cholesky on the host in
 # float64 (about a millisecond for 256 features) rather than with CuPy.
 _HOST_SOLVE_MAX = 1024
@@ -194,12 +198,15 @@ class _GramDowndater:
         self.X, self.Y, self.weights, self.xp = X, Y, weights, xp
         self.fit_intercept = fit_intercept
         if fit_intercept:
-            self.shift_x = column_mean(X, xp=xp)
-            self.shift_y = column_mean(Y, xp=xp)
+            self.shift_x, self.shift_y = self._shift(X), self._shift(Y)
         else:
             self.shift_x = xp.zeros(X.shape[1], dtype=X.dtype)
             self.shift_y = xp.zeros(Y.shape[1], dtype=X.dtype)
         self._whole = None
+
+    def _shift(self, A):
+        """The columns' means, by which the data are shifted."""
+        return column_mean(A, xp=self.xp)
 
     def _fold_statistics(self, train):
         """The statistics of the rows ``train`` (all if None): the whole
@@ -268,10 +275,11 @@ class _DeviceGramDowndater(_GramDowndater):
     """:class:`_GramDowndater` on the GPU, with gpuml's kernels and cuBLAS only.
 
     A chunk of rows becomes the augmented design ``Z = [X - sx, Y - sy, 1]``
-    (one gather-and-shift kernel; ``Zw = w Z`` with weights), and one GEMM
-    ``Zwᵀ Z`` gives all the statistics of the chunk at once: the Gram and
-    cross products, the column sums and the total weight. Chunks are added
-    on the host in float64, where the downdate and the centring run too; the
+    (one gather-and-shift kernel; ``Zw = w Z`` with weights), and ``Zwᵀ Z``
+    gives all the statistics of the chunk at once: the Gram and cross
+    products, the column sums and the total weight. It is computed per block
+    of rows by one batched GEMM and the blocks are added up in float64 on
+    the device; the downdate and the centring run on the host in float64; the
     eigendecomposition is one cuSOLVER call on the device and the shrinkage
     for every alpha one gpuml kernel between two GEMMs. Nothing here is a
     CuPy element-wise or reduction kernel, so nothing compiles on first use
@@ -286,6 +294,23 @@ class _DeviceGramDowndater(_GramDowndater):
         if weights is not None:
             weights = _cuda.cast(xp.ascontiguousarray(weights), X.dtype)
         super().__init__(xp.ascontiguousarray(X), Y, weights, fit_intercept, xp)
+
+    def _shift(self, A):
+        """The columns' means: a cuBLAS product with a vector of ``1 / n``.
+
+        The shift only keeps the sums away from cancellation (any shift
+        gives the same fit: the offsets come from the shifted sums), so
+        float32 accumulation is enough, at a sixteenth of the time of the exact
+        float64 means. One column takes gpuml's float64 sum instead (CuPy's
+        matrix-vector product would compile kernels of its own).
+        """
+        from gpuml import _cuda
+
+        n, k = A.shape
+        if k > 1:
+            return self.xp.asarray(np.full(n, 1.0 / n, dtype=A.dtype)) @ A
+        total = to_host(_cuda.column_sums(_cuda.cast(A, np.float64), None))
+        return self.xp.asarray((total / n).astype(A.dtype))
 
     def system(self, train):
         """``(A, B, X_offset, y_offset)``, float64 on the host: the centred
@@ -326,31 +351,40 @@ class _DeviceGramDowndater(_GramDowndater):
         return coefs.reshape(k, t, p), xp.asarray(intercepts.astype(dtype))
 
     def _statistics(self, rows):
-        """Float64 host ``Σw x̃x̃ᵀ, Σw x̃ỹᵀ, Σw x̃, Σw ỹ, Σw`` over ``rows``."""
+        """Float64 host ``Σw x̃x̃ᵀ, Σw x̃ỹᵀ, Σw x̃, Σw ỹ, Σw`` over ``rows``.
+
+        Each chunk of rows becomes ``Z`` (padded with zero rows to whole
+        blocks), one batched GEMM gives every block's ``Zwᵀ Z`` and one kernel
+        adds them to a float64 total on the device; the total comes to the
+        host once.
+        """
         from gpuml import _cuda
 
         xp, X, Y, weights = self.xp, self.X, self.Y, self.weights
         n_rows = X.shape[0] if rows is None else rows.shape[0]
         p, t = X.shape[1], Y.shape[1]
         width = p + t + 1
-        total = np.zeros((width, width))
-        step = max(1, _CHUNK_ELEMENTS // width)
-        name = f"ridge_design<{_cuda.ctype(X.dtype)}>"
+        total = xp.zeros((width, width), dtype=xp.float64)
+        block = max(1, min(_GRAM_BLOCK_ROWS, n_rows))
+        step = max(block, _CHUNK_ELEMENTS // width // block * block)
+        dtype = _cuda.ctype(X.dtype)
         null = 0
         for lo in range(0, n_rows, step):
             count = min(step, n_rows - lo)
-            Z = xp.empty((count, width), dtype=X.dtype)
+            padded = -(-count // block) * block
+            Z = xp.empty((padded, width), dtype=X.dtype)
             Zw = Z if weights is None else xp.empty_like(Z)
-            _cuda.launch(
-                "ridge",
-                name,
-                count * width,
+            design = _cuda.kernel("ridge", f"ridge_design<{dtype}>")
+            design(
+                (min(padded, _DESIGN_BLOCKS),),
+                (_cuda.THREADS,),
                 (
                     X,
                     Y,
                     null if rows is None else rows,
                     np.int64(lo),
                     np.int64(count),
+                    np.int64(padded),
                     np.int64(p),
                     np.int64(t),
                     self.shift_x,
@@ -360,7 +394,10 @@ class _DeviceGramDowndater(_GramDowndater):
                     null if weights is None else Zw,
                 ),
             )
-            total += to_host(Zw.T @ Z)
+            parts = block_grams(Zw, Z, block)
+            args = (parts, np.int64(parts.shape[0]), np.int64(total.size), total)
+            _cuda.launch("ridge", f"add_blocks<{dtype}>", total.size, args)
+        total = to_host(total)
         return (
             total[:p, :p],
             total[:p, p : p + t],
