@@ -73,22 +73,12 @@ def make_workload(name: str, n_rows: int, sklearn: bool = False):
         extra = {}
     if name == "W1":
         X, y = bench_search.make_data(n_rows, 256)
-        search = GridSearchCV(
-            Ridge(),
-            {"alpha": np.logspace(-3, 5, 20)},
-            cv=KFold(5),
-            scoring="r2",
-            **extra,
-        )
+        estimator, grid, scoring = Ridge(), {"alpha": np.logspace(-3, 5, 20)}, "r2"
     else:
         X, y = bench_logistic.make_data(n_rows, 128)
-        search = GridSearchCV(
-            LogisticRegression(),
-            {"C": np.logspace(-3, 2, 8)},
-            cv=KFold(5),
-            scoring="accuracy",
-            **extra,
-        )
+        estimator, grid = LogisticRegression(), {"C": np.logspace(-3, 2, 8)}
+        scoring = "accuracy"
+    search = GridSearchCV(estimator, grid, cv=KFold(5), scoring=scoring, **extra)
     return search, X, y
 
 

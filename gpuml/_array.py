@@ -152,9 +152,25 @@ def _chunk_ranges(n_bytes: int) -> list[tuple[int, int]]:
     return [(lo, min(lo + per_thread, n_bytes)) for lo in range(0, n_bytes, per_thread)]
 
 
-def _run_threads(copy_range, ranges) -> None:
+def _run_threads(cupy: ModuleType, copy_range, n_bytes: int) -> None:
+    """Run ``copy_range(lo, hi, buffers)`` in a thread per byte range of
+    :func:`_chunk_ranges`, ``buffers`` being that thread's two pinned chunk
+    buffers.
+
+    The buffers are rows of one pinned block: one page-locking call (a
+    process's first took 40 ms for 64 MiB on an H100, sixteen separate
+    buffers twice that), and CuPy's pinned pool hands the same block to
+    every later transfer.
+    """
+    staging = cupy_pinned_bytes(cupy, 2 * _TRANSFER_THREADS * _CHUNK_BYTES)
+    staging = staging.reshape(_TRANSFER_THREADS, 2, _CHUNK_BYTES)
+    ranges = _chunk_ranges(n_bytes)
     with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
-        for future in [pool.submit(copy_range, lo, hi) for lo, hi in ranges]:
+        futures = [
+            pool.submit(copy_range, lo, hi, staging[i])
+            for i, (lo, hi) in enumerate(ranges)
+        ]
+        for future in futures:
             future.result()
 
 
@@ -179,13 +195,9 @@ def host_to_device(array: np.ndarray):
     # still does with this (possibly recycled) memory finish first.
     cupy.cuda.get_current_stream().synchronize()
 
-    ranges = _chunk_ranges(src.shape[0])
-    staging = _staging_buffers(cupy)
-
-    def copy_range(lo: int, hi: int) -> None:
+    def copy_range(lo: int, hi: int, buffers) -> None:
         with cupy.cuda.Device(device_id):
             stream = cupy.cuda.Stream(non_blocking=True)
-            buffers = staging[lo // _range_bytes(ranges)]
             done = [None, None]
             for i, start in enumerate(range(lo, hi, _CHUNK_BYTES)):
                 stop = min(start + _CHUNK_BYTES, hi)
@@ -199,7 +211,7 @@ def host_to_device(array: np.ndarray):
                 done[k] = stream.record()
             stream.synchronize()
 
-    _run_threads(copy_range, ranges)
+    _run_threads(cupy, copy_range, src.shape[0])
     return out
 
 
@@ -221,13 +233,9 @@ def device_to_host(array) -> np.ndarray:
     device_id = array.device.id
     cupy.cuda.get_current_stream().synchronize()  # the producer of `array`
 
-    ranges = _chunk_ranges(dst.shape[0])
-    staging = _staging_buffers(cupy)
-
-    def copy_range(lo: int, hi: int) -> None:
+    def copy_range(lo: int, hi: int, buffers) -> None:
         with cupy.cuda.Device(device_id):
             stream = cupy.cuda.Stream(non_blocking=True)
-            buffers = staging[lo // _range_bytes(ranges)]
             pending = [None, None]  # (event, start, stop) per buffer
 
             def drain(k: int) -> None:
@@ -250,30 +258,8 @@ def device_to_host(array) -> np.ndarray:
                 if pending[i % 2] is not None:
                     drain(i % 2)
 
-    _run_threads(copy_range, ranges)
+    _run_threads(cupy, copy_range, dst.shape[0])
     return out
-
-
-def _range_bytes(ranges) -> int:
-    """The length of each thread's range (the last one may be shorter)."""
-    lo, hi = ranges[0]
-    return hi - lo
-
-
-def _staging_buffers(cupy: ModuleType) -> list:
-    """Two pinned chunk buffers per transfer thread, cut from one pinned
-    block: one page-locking call (a process's first took 40 ms for 64 MiB
-    on an H100, sixteen separate buffers twice that), and CuPy's pinned
-    pool hands the same block to every later transfer."""
-    n_threads = _TRANSFER_THREADS
-    whole = cupy_pinned_bytes(cupy, 2 * n_threads * _CHUNK_BYTES)
-    return [
-        (
-            whole[2 * i * _CHUNK_BYTES :][:_CHUNK_BYTES],
-            whole[(2 * i + 1) * _CHUNK_BYTES :][:_CHUNK_BYTES],
-        )
-        for i in range(n_threads)
-    ]
 
 
 def cupy_pinned_bytes(cupy: ModuleType, n_bytes: int) -> np.ndarray:
