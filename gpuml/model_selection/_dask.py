@@ -39,8 +39,9 @@ How the work travels:
   the end (one batched group on 5 folds is 5 tasks: 3 and 2 on two GPUs),
   batched groups are split by candidates into sub-batches until the tasks
   divide evenly among the workers (:func:`balance_units`); the data are
-  never duplicated, and results are stored by candidate, so their order and
-  values are those of the unsplit search.
+  never duplicated, and results are stored by candidate, in the unsplit
+  search's order (their values may differ in the last digits: a narrower
+  batch rounds differently on a GPU).
 - **Collection.** Results are gathered as they complete. A worker lost mid-
   search costs only the tasks it was running: the scheduler runs them
   again on another worker (they are pure), and the search's results do not

@@ -730,6 +730,17 @@ def test_cpu_fits_folds_apart(rng, monkeypatch):
     assert len(batches) == 2 and joined == []
 
 
+def test_folds_join_only_for_small_evaluations(backend):
+    """A GPU joins the folds while one joint evaluation is small (host round
+    trips dominate); a large one is arithmetic-bound and stays apart, as does
+    everything on the CPU."""
+    xp = compute_namespace()
+    small = logistic_module._fit_together(xp, 400_000, 40, 128)  # 2e9
+    large = logistic_module._fit_together(xp, 1_000_000, 500, 256)  # 1.3e11
+    assert small == (backend.device == "gpu")
+    assert not large
+
+
 def test_batched_fold_missing_a_class_uses_its_own_labels(rng, monkeypatch):
     """A training fold without one of the classes gets the model its own fit
     would give: fewer classes, the same predictions as scikit-learn's."""
