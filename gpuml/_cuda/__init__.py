@@ -199,8 +199,9 @@ def _warm_libraries(device: int) -> dict:
 
 def prefetch() -> None:
     """Start compiling (or loading) every module for the current device,
-    and setting up cuBLAS and cuSOLVER, in background threads, once per
-    process and device, and return at once.
+    setting up cuBLAS and cuSOLVER and page-locking the copies' staging
+    block, in background threads, once per process and device, and return
+    at once.
 
     Called when gpuml first computes on a device: this work then overlaps
     the copy of the data and the Python work before the first kernel, and a
@@ -210,10 +211,13 @@ def prefetch() -> None:
     device = cupy.cuda.Device().id
     if device in _prefetch:
         return
+    from gpuml._array import reserve_staging
+
     pool = ThreadPoolExecutor(
-        max_workers=len(MODULES) + 1, thread_name_prefix="gpuml-prefetch"
+        max_workers=len(MODULES) + 2, thread_name_prefix="gpuml-prefetch"
     )
-    futures = [pool.submit(_build, name, device) for name in MODULES]
+    futures = [pool.submit(reserve_staging)]
+    futures += [pool.submit(_build, name, device) for name in MODULES]
     futures.append(pool.submit(_warm_libraries, device))
     _prefetch[device] = futures
     pool.shutdown(wait=False)
