@@ -66,6 +66,15 @@ def sparse_module(xp: ModuleType) -> ModuleType:
     return sp if xp is np else import_cupyx("scipy.sparse")
 
 
+def sparse_coords(X, xp: ModuleType):
+    """Row and column index of every stored value of a CSR or CSC matrix."""
+    n_stored = X.indices.shape[0]
+    major = xp.searchsorted(X.indptr[1:], xp.arange(n_stored), side="right")
+    if X.format == "csr":
+        return major, X.indices
+    return X.indices, major
+
+
 def sparse_gram(X, weights, xp: ModuleType):
     """Dense ``X.T @ diag(weights) @ X`` for a sparse ``X`` (weights may be None)."""
     if weights is not None:

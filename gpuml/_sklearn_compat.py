@@ -34,6 +34,15 @@ from sklearn.utils.validation import (
     _num_samples,
 )
 
+try:  # scikit-learn >= 1.9: sparse outputs follow its ``sparse_interface``
+    from sklearn.utils._sparse import _align_api_if_sparse as align_sparse_output
+except ImportError:  # older releases return what they built
+
+    def align_sparse_output(X):
+        """Return ``X`` (scikit-learn < 1.9 has no ``sparse_interface``)."""
+        return X
+
+
 try:  # scikit-learn >= 1.9: estimators take callbacks (set_callbacks)
     from sklearn.callback import CallbackSupportMixin
 except ImportError:  # older releases have none
@@ -50,6 +59,7 @@ __all__ = [
     "InvalidParameterError",
     "Options",
     "StrOptions",
+    "align_sparse_output",
     "assert_all_finite_element_wise",
     "check_feature_names",
     "check_n_features",

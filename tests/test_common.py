@@ -17,6 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gpuml import config_context
+from gpuml.feature_extraction.text import TfidfTransformer
 from gpuml.linear_model import LogisticRegression, Ridge
 from gpuml.model_selection import (
     GridSearchCV,
@@ -35,6 +36,8 @@ ESTIMATORS = [
     Ridge(solver="sparse_cg", tol=1e-8),
     StandardScaler(),
     StandardScaler(with_mean=False, with_std=False),
+    TfidfTransformer(),
+    TfidfTransformer(norm="l1", smooth_idf=False),
     # The searches, as scikit-learn's own common tests build them
     # (sklearn/utils/_test_common/instance_generator.py).
     *(

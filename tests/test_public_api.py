@@ -13,9 +13,11 @@ import gpuml
 PACKAGES = ["gpuml"] + [
     f"gpuml.{info.name}" for info in pkgutil.iter_modules(gpuml.__path__) if info.ispkg
 ]
+# Public modules inside the packages, as scikit-learn's.
+MODULES = ["gpuml.feature_extraction.text"]
 
 
-@pytest.mark.parametrize("name", PACKAGES)
+@pytest.mark.parametrize("name", PACKAGES + MODULES)
 def test_all_is_complete_and_sorted(name):
     module = importlib.import_module(name)
     exported = module.__all__
@@ -34,6 +36,7 @@ def test_all_is_complete_and_sorted(name):
 
 def test_subpackages_exist():
     assert {
+        "gpuml.feature_extraction",
         "gpuml.linear_model",
         "gpuml.metrics",
         "gpuml.model_selection",
@@ -46,6 +49,11 @@ def test_subpackages_exist():
     [
         ("gpuml.linear_model", "Lasso", "sklearn.linear_model"),
         ("gpuml.preprocessing", "MinMaxScaler", "sklearn.preprocessing"),
+        (
+            "gpuml.feature_extraction.text",
+            "CountVectorizer",
+            "sklearn.feature_extraction.text",
+        ),
         ("gpuml.metrics", "silhouette_score", "sklearn.metrics"),
         ("gpuml.model_selection", "TimeSeriesSplit", "sklearn.model_selection"),
     ],

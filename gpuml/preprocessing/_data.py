@@ -28,6 +28,7 @@ from gpuml._array import (
     to_family_attribute,
     to_namespace,
 )
+from gpuml._linalg import sparse_coords
 from gpuml._reductions import column_moments
 from gpuml._sklearn_compat import (
     CallbackSupportMixin,
@@ -55,15 +56,6 @@ _UNCENTER_SPARSE_MSG = (
 # --------------------------------------------------------------------------
 # Kernels: pure functions of ``xp`` arrays
 # --------------------------------------------------------------------------
-
-
-def _sparse_coords(X, xp: ModuleType):
-    """Row and column index of every stored value of a CSR or CSC matrix."""
-    n_stored = X.indices.shape[0]
-    major = xp.searchsorted(X.indptr[1:], xp.arange(n_stored), side="right")
-    if X.format == "csr":
-        return major, X.indices
-    return X.indices, major
 
 
 def _column_sums(xp: ModuleType, cols, values, n_features: int):
@@ -183,7 +175,7 @@ def sparse_mean_var(X, sample_weight, *, xp):
     """
     f64 = xp.float64
     n_samples, n_features = X.shape
-    rows, cols = _sparse_coords(X, xp)
+    rows, cols = sparse_coords(X, xp)
     if sample_weight is None:
         w = xp.ones(n_samples, dtype=f64)
     else:
@@ -230,7 +222,7 @@ def sparse_incremental_mean_var(X, last_mean, last_var, last_n, sample_weight, *
 def sparse_non_nan_weight(X, sample_weight, *, xp):
     """Per-feature sum of the weights of the non-NaN values (float64)."""
     n_samples, n_features = X.shape
-    rows, cols = _sparse_coords(X, xp)
+    rows, cols = sparse_coords(X, xp)
     if sample_weight is None:
         w = xp.ones(n_samples, dtype=xp.float64)
     else:
@@ -255,7 +247,7 @@ def _scale_sparse(X, factor, *, xp, inplace: bool):
     """Multiply column j of CSR/CSC ``X`` by ``factor[j]``."""
     if not inplace:
         X = X.copy()
-    _, cols = _sparse_coords(X, xp)
+    _, cols = sparse_coords(X, xp)
     X.data *= factor[cols]
     return X
 

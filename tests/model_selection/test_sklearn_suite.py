@@ -11,17 +11,11 @@ there only.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import xml.etree.ElementTree as ET
-from pathlib import Path
-
 import pytest
 import sklearn
 
-ROOT = Path(__file__).resolve().parents[2]
-SKLEARN = Path(sklearn.__file__).parent
+from tests.sklearn_suite import SKLEARN, run_sklearn_tests
+
 TESTS = SKLEARN / "model_selection" / "tests"
 ROUTING = SKLEARN / "tests" / "test_metaestimators_metadata_routing.py"
 SUITES = [
@@ -40,37 +34,9 @@ SELECTED = "not test_metaestimators_metadata_routing or SearchCV or cross_valida
     reason="the expected results are scikit-learn 1.9's test_search.py",
 )
 def test_sklearn_search_suite_passes(tmp_path):
-    report = tmp_path / "report.xml"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])}
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "tests.sklearn_search_plugin",
-            "-p",
-            "no:cacheprovider",
-            f"--confcutdir={SKLEARN.parent}",  # scikit-learn's conftest fixtures
-            f"--junitxml={report}",
-            "-k",
-            SELECTED,
-            *map(str, SUITES),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        check=False,
+    outcome = run_sklearn_tests(
+        "tests.sklearn_search_plugin", SUITES, tmp_path, select=SELECTED
     )
-    cases = ET.parse(report).getroot().iter("testcase")
-    outcome = {}
-    for case in cases:
-        failed = case.find("failure") is not None or case.find("error") is not None
-        skipped = case.find("skipped") is not None
-        outcome[case.get("classname"), case.get("name")] = (
-            "failed" if failed else "skipped" if skipped else "passed"
-        )
     failed = {name for name, result in outcome.items() if result == "failed"}
     assert failed == set()
     # 141 of test_search.py, 102 of test_successive_halving.py, 121 of
