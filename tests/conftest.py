@@ -91,6 +91,19 @@ class Backend:
             return cusp.csr_matrix(array)
         return cupy.asarray(array)
 
+    def as_format(self, X, fmt: str):
+        """Dense NumPy ``X`` in this backend's family as ``"dense"``, ``"csr"``
+        or ``"csc"`` (integers become float64 in cupyx, which holds floats)."""
+        if fmt == "dense":
+            return self.asarray(X)
+        host = sp.csr_matrix(X) if fmt == "csr" else sp.csc_matrix(X)
+        if self.family == HOST:
+            return host
+        import cupyx.scipy.sparse as cusp
+
+        host = host.astype(np.float64) if host.dtype.kind in "iu" else host
+        return cusp.csr_matrix(host) if fmt == "csr" else cusp.csc_matrix(host)
+
     def to_numpy(self, array):
         return to_host(array)
 

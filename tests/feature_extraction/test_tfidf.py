@@ -49,19 +49,6 @@ def make_counts(rng, n_samples=60, n_features=40, *, dtype=np.int64):
     return X.astype(dtype)
 
 
-def as_input(backend, X, fmt):
-    """Counts ``X`` as the backend's family, in format ``fmt``."""
-    if fmt == "dense":
-        return backend.asarray(X)
-    host = sp.csr_matrix(X) if fmt == "csr" else sp.csc_matrix(X)
-    if backend.family == HOST:
-        return host
-    import cupyx.scipy.sparse as cusp
-
-    host = host.astype(np.float64) if host.dtype.kind in "iu" else host
-    return cusp.csr_matrix(host) if fmt == "csr" else cusp.csc_matrix(host)
-
-
 def assert_same_matrix(backend, got, expected, rtol):
     """Same family, type (on the host), dtype, shape, structure and values."""
     backend.assert_family(got, dtype=expected.dtype, shape=expected.shape)
@@ -91,7 +78,7 @@ def test_matches_sklearn(backend, rng, settings, fmt):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         expected = SkTfidfTransformer(**settings).fit(X)
-        ours = TfidfTransformer(**settings).fit(as_input(backend, X, fmt))
+        ours = TfidfTransformer(**settings).fit(backend.as_format(X, fmt))
     if settings["use_idf"]:
         backend.assert_family(ours.idf_, dtype=np.float64, shape=expected.idf_.shape)
         np.testing.assert_allclose(
@@ -100,7 +87,7 @@ def test_matches_sklearn(backend, rng, settings, fmt):
     else:
         assert not hasattr(ours, "idf_")
     want = expected.transform(sp.csr_matrix(X))
-    got = ours.transform(as_input(backend, X, fmt))
+    got = ours.transform(backend.as_format(X, fmt))
     assert_same_matrix(backend, got, want, RTOL[np.float64])
 
 
@@ -110,12 +97,12 @@ def test_float_counts_keep_their_dtype(backend, rng, dtype):
     X = make_counts(rng, dtype=dtype) * dtype(0.5)
     settings = dict(sublinear_tf=True)
     expected = SkTfidfTransformer(**settings).fit(sp.csr_matrix(X))
-    ours = TfidfTransformer(**settings).fit(as_input(backend, X, "csr"))
+    ours = TfidfTransformer(**settings).fit(backend.as_format(X, "csr"))
     backend.assert_family(ours.idf_, dtype=dtype)
     np.testing.assert_allclose(
         backend.to_numpy(ours.idf_), expected.idf_, rtol=RTOL[dtype]
     )
-    got = ours.transform(as_input(backend, X, "csr"))
+    got = ours.transform(backend.as_format(X, "csr"))
     assert_same_matrix(backend, got, expected.transform(sp.csr_matrix(X)), RTOL[dtype])
 
 
@@ -189,19 +176,19 @@ def test_device_output_stays_on_the_device(rng):
 
 
 def test_errors_as_sklearn(backend, rng):
-    X = as_input(backend, make_counts(rng), "csr")
+    X = backend.as_format(make_counts(rng), "csr")
     with pytest.raises(InvalidParameterError, match="The 'norm' parameter"):
         TfidfTransformer(norm="l3").fit(X)
     with pytest.raises(NotFittedError):
         TfidfTransformer().transform(X)
     fitted = TfidfTransformer().fit(X)
-    narrow = as_input(backend, make_counts(rng, n_features=7), "csr")
+    narrow = backend.as_format(make_counts(rng, n_features=7), "csr")
     with pytest.raises(ValueError, match="X has 7 features, but TfidfTransformer"):
         fitted.transform(narrow)
     bad = make_counts(rng).astype(np.float64)
     bad[0, 0] = np.nan
     with pytest.raises(ValueError, match="Input X contains NaN"):
-        TfidfTransformer().fit(as_input(backend, bad, "csr"))
+        TfidfTransformer().fit(backend.as_format(bad, "csr"))
 
 
 def test_pickle_and_pipeline(backend, rng):
@@ -209,16 +196,16 @@ def test_pickle_and_pipeline(backend, rng):
     it predicts as scikit-learn's pipeline does."""
     X = make_counts(rng, n_samples=120)
     y = (X[:, :10].sum(axis=1) > X[:, 10:20].sum(axis=1)).astype(int)
-    fitted = TfidfTransformer().fit(as_input(backend, X, "csr"))
+    fitted = TfidfTransformer().fit(backend.as_format(X, "csr"))
     restored = pickle.loads(pickle.dumps(fitted))
     np.testing.assert_array_equal(
         backend.to_numpy(restored.idf_), backend.to_numpy(fitted.idf_)
     )
     ours = make_pipeline(TfidfTransformer(), LogisticRegression(tol=1e-10))
     theirs = make_pipeline(SkTfidfTransformer(), SkLogisticRegression(tol=1e-10))
-    ours.fit(as_input(backend, X, "csr"), backend.asarray(y))
+    ours.fit(backend.as_format(X, "csr"), backend.asarray(y))
     theirs.fit(sp.csr_matrix(X), y)
-    got = backend.to_numpy(ours.predict_proba(as_input(backend, X, "csr")))
+    got = backend.to_numpy(ours.predict_proba(backend.as_format(X, "csr")))
     np.testing.assert_allclose(got, theirs.predict_proba(sp.csr_matrix(X)), atol=1e-6)
 
 

@@ -45,17 +45,6 @@ def make_data(
     return X.astype(dtype)
 
 
-def as_sparse(backend, X, fmt):
-    """``X`` as a CSR or CSC matrix of the backend's family."""
-    if backend.family == HOST:
-        return sp.csr_matrix(X) if fmt == "csr" else sp.csc_matrix(X)
-    import cupyx.scipy.sparse as cusp
-
-    if fmt == "csr":
-        return cusp.csr_matrix(sp.csr_matrix(X))
-    return cusp.csc_matrix(sp.csc_matrix(X))
-
-
 def assert_attributes_match(backend, got, expected, rtol):
     """Same attributes as scikit-learn: values, dtypes, None-ness and types."""
     for name in ATTRIBUTES:
@@ -118,13 +107,13 @@ def test_sparse_matches_sklearn(backend, rng, fmt, dtype, with_std, weighted, na
     expected = SkStandardScaler(with_mean=False, with_std=with_std)
     expected.fit(X_sp, sample_weight=sample_weight)
     got = StandardScaler(with_mean=False, with_std=with_std)
-    got.fit(as_sparse(backend, X, fmt), sample_weight=sample_weight)
+    got.fit(backend.as_format(X, fmt), sample_weight=sample_weight)
     assert_attributes_match(backend, got, expected, RTOL[dtype])
 
     # scikit-learn returns CSR for CSC input too.
-    X_tr = got.transform(as_sparse(backend, X, fmt))
+    X_tr = got.transform(backend.as_format(X, fmt))
     assert_output_matches(backend, X_tr, expected.transform(X_sp), dtype)
-    X_back = got.inverse_transform(as_sparse(backend, X, fmt))
+    X_back = got.inverse_transform(backend.as_format(X, fmt))
     assert_output_matches(backend, X_back, expected.inverse_transform(X_sp), dtype)
 
 
@@ -145,7 +134,7 @@ def test_partial_fit_equals_fit(backend, rng, sparse_format, weighted, nan):
         if sparse_format is None:
             return part, backend.asarray(part)
         host = sp.csr_matrix(part) if sparse_format == "csr" else sp.csc_matrix(part)
-        return host, as_sparse(backend, part, sparse_format)
+        return host, backend.as_format(part, sparse_format)
 
     expected = SkStandardScaler(with_mean=with_mean)
     got = StandardScaler(with_mean=with_mean)
@@ -214,7 +203,7 @@ def test_inverse_transform_round_trip(backend, rng, sparse_format):
     X_in = (
         backend.asarray(X)
         if sparse_format is None
-        else as_sparse(backend, X, sparse_format)
+        else backend.as_format(X, sparse_format)
     )
     scaler = StandardScaler(with_mean=with_mean).fit(X_in)
     back = scaler.inverse_transform(scaler.transform(X_in))
@@ -267,7 +256,7 @@ def assert_same_error(got_fn, expected_fn):
 def test_errors_match_sklearn(backend, rng):
     X = make_data(rng, n_features=4, density=0.5)
     X_sp = sp.csr_matrix(X)
-    X_sp_b = as_sparse(backend, X, "csr")
+    X_sp_b = backend.as_format(X, "csr")
 
     # Centering sparse input, in fit, transform and inverse_transform.
     assert_same_error(
@@ -325,7 +314,7 @@ def test_copy(backend, rng):
 
     # Sparse: the stored values of the caller's CSR matrix, when allowed.
     X_sp = make_data(rng, density=0.3)
-    S = as_sparse(backend, X_sp, "csr")
+    S = backend.as_format(X_sp, "csr")
     fitted = StandardScaler(with_mean=False, copy=False).fit(S)
     data_before = backend.to_numpy(S).data.copy()
     out_sp = fitted.transform(S)
