@@ -66,6 +66,22 @@ def sparse_module(xp: ModuleType) -> ModuleType:
     return sp if xp is np else import_cupyx("scipy.sparse")
 
 
+def dense_to_csr(X, xp: ModuleType):
+    """Dense 2-d ``X`` as a CSR matrix of its nonzero values, with the
+    column indices of each row in increasing order, as SciPy builds it
+    (cupyx's own conversion, through cuSPARSE, leaves them unsorted)."""
+    if xp is np:
+        return sp.csr_matrix(X)
+    rows, cols = xp.nonzero(X)  # row-major order
+    index = xp.int32 if rows.shape[0] < 2**31 else xp.int64
+    indptr = xp.zeros(X.shape[0] + 1, dtype=index)
+    if rows.shape[0]:  # cupy.bincount cannot take an empty array
+        indptr[1:] = xp.cumsum(xp.bincount(rows, minlength=X.shape[0]))
+    return sparse_module(xp).csr_matrix(
+        (X[rows, cols], cols.astype(index), indptr), shape=X.shape
+    )
+
+
 def sparse_coords(X, xp: ModuleType):
     """Row and column index of every stored value of a CSR or CSC matrix."""
     n_stored = X.indices.shape[0]

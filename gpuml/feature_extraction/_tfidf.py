@@ -19,6 +19,7 @@ summed and divided in float64, rows of norm zero left as they are.
 
 from __future__ import annotations
 
+import warnings
 from types import ModuleType
 
 import numpy as np
@@ -34,7 +35,7 @@ from gpuml._array import (
     to_family,
     to_family_attribute,
 )
-from gpuml._linalg import sparse_coords, sparse_module
+from gpuml._linalg import dense_to_csr, sparse_coords
 from gpuml._sklearn_compat import StrOptions, align_sparse_output, fit_context
 from gpuml._validation import validate_data
 from gpuml.base import DeviceCacheMixin
@@ -60,7 +61,12 @@ def inverse_document_frequency(X, smooth_idf: bool, xp: ModuleType):
     df += float(smooth_idf)
     n_samples = X.shape[0] + int(smooth_idf)
     idf = xp.full(df.shape, n_samples, dtype=dtype)
-    idf /= df
+    with np.errstate(divide="ignore"):  # warned below, alike on both backends
+        idf /= df
+    if not smooth_idf and bool((df == 0).any()):
+        # A column no document holds gets an infinite idf, as scikit-learn's
+        # does, with NumPy's warning (CuPy divides without one).
+        warnings.warn("divide by zero encountered in divide", RuntimeWarning)
     xp.log(idf, out=idf)
     idf += 1.0
     return idf
@@ -86,6 +92,19 @@ def _normalize_rows_by_bincount(X, norm: str, xp: ModuleType):
     sums[sums == 0.0] = 1.0  # empty rows are left as they are
     X.data[...] = (X.data / sums[rows]).astype(X.dtype, copy=False)
     return X
+
+
+def _same_csr_structure(X_in, X) -> bool:
+    """Whether ``X_in`` is a writeable CSR matrix of ``X``'s dtype and
+    stored values, into which ``X``'s values can be written back (the case
+    of a host matrix transformed on the device with ``copy=False``)."""
+    return (
+        is_sparse(X_in)
+        and X_in.format == "csr"
+        and X_in.dtype == X.dtype
+        and X_in.nnz == X.nnz
+        and getattr(X_in.data.flags, "writeable", True)
+    )
 
 
 class TfidfTransformer(
@@ -198,7 +217,7 @@ class TfidfTransformer(
         self._reset_device_cache()
         self.__dict__.pop("idf_", None)
         if not is_sparse(X):
-            X = sparse_module(xp).csr_matrix(X)
+            X = dense_to_csr(X, xp)
         if self.use_idf:
             idf = inverse_document_frequency(X, self.smooth_idf, xp)
             self.idf_ = to_family_attribute(idf, family)
@@ -214,7 +233,9 @@ class TfidfTransformer(
         copy : bool, default=True
             Whether to copy X and operate on the copy or perform in-place
             operations. ``copy=False`` is only effective with a CSR matrix
-            of float32 or float64 held where the computation runs.
+            of float32 or float64 with writeable values; a host matrix
+            transformed on the GPU gets the device's values copied back
+            into it.
 
         Returns
         -------
@@ -230,7 +251,7 @@ class TfidfTransformer(
             self, X, xp=xp, reset=False, accept_sparse="csr", dtype=_FLOAT_DTYPES
         )
         if not is_sparse(X):
-            X = sparse_module(xp).csr_matrix(X, dtype=X.dtype)
+            X = dense_to_csr(X, xp)
         elif X is X_in and (copy or not getattr(X.data.flags, "writeable", True)):
             X = X.copy()  # else validation made a new matrix, or in place
         if self.sublinear_tf:
@@ -240,6 +261,9 @@ class TfidfTransformer(
             X.data *= self._fitted("idf_", xp)[X.indices]
         if self.norm is not None:
             X = normalize_rows(X, self.norm, xp)
+        if not copy and X_in is not X and _same_csr_structure(X_in, X):
+            X_in.data[...] = to_family(X.data, family)  # in place, as asked
+            X = X_in
         X = to_family(X, family)
         return align_sparse_output(X) if family == HOST else X
 

@@ -125,22 +125,38 @@ def test_document_frequency_counts_stored_values(backend):
         )
 
 
-def test_copy(rng):
-    """``copy=False`` works in place on a float CSR matrix, as scikit-learn's
-    does; the default leaves the input untouched."""
-    X = sp.csr_matrix(make_counts(rng).astype(np.float64))
-    before = X.copy()
+def test_copy(backend, rng):
+    """``copy=False`` transforms a float CSR matrix in place and returns it,
+    as scikit-learn's does (a host matrix computed on a GPU gets the values
+    written back); the default leaves the input untouched."""
+    X = backend.as_format(make_counts(rng).astype(np.float64), "csr")
+    before = backend.to_numpy(X).copy()
     transformer = TfidfTransformer().fit(X)
-    out = transformer.transform(X)
-    np.testing.assert_array_equal(X.data, before.data)
+    out = backend.to_numpy(transformer.transform(X))
+    np.testing.assert_array_equal(backend.to_numpy(X).data, before.data)
     same = transformer.transform(X, copy=False)
-    np.testing.assert_array_equal(X.data, same.data)
-    np.testing.assert_array_equal(same.data, out.data)
-    frozen = before.copy()
-    frozen.data.flags.writeable = False
-    np.testing.assert_array_equal(
-        transformer.transform(frozen, copy=False).data, out.data
-    )
+    assert same is X  # a csr_array would come back as a matrix sharing values
+    np.testing.assert_allclose(backend.to_numpy(X).data, out.data, rtol=1e-15)
+    if backend.family == HOST:  # read-only values: transformed into a copy
+        frozen = before.copy()
+        frozen.data.flags.writeable = False
+        got = transformer.transform(frozen, copy=False)
+        assert got is not frozen
+        np.testing.assert_array_equal(frozen.data, before.data)
+        np.testing.assert_allclose(got.data, out.data, rtol=1e-15)
+
+
+def test_no_smoothing_warns_of_unseen_terms(backend):
+    """Without smoothing a term in no document gets an infinite idf, with
+    NumPy's divide-by-zero warning on either device, as scikit-learn's."""
+    X = backend.as_format(np.array([[1, 1, 0], [1, 1, 0], [1, 0, 0]]), "csr")
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        idf = TfidfTransformer(smooth_idf=False).fit(X).idf_
+    assert np.isinf(backend.to_numpy(idf)[2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TfidfTransformer(smooth_idf=True).fit(X)
+        TfidfTransformer(smooth_idf=False).fit(backend.as_format(np.eye(3), "csr"))
 
 
 @pytest.mark.parametrize("interface", ["spmatrix", "sparray"])
