@@ -84,7 +84,43 @@ MODULES: dict[str, tuple[str, ...]] = {
         *(f"target_partials<{u}>" for u in _FLOAT_TYPES),
         *(f"match_partials<{t}>" for t in _LABEL_TYPES),
     ),
+    # The text vectorizers: one source (text.cu) in three modules, compiled
+    # in parallel: the shared kernels, then each character type's templates.
+    "text": (
+        *(
+            f"{name}<{t}, {i}>"
+            for name in ("csr_write", "csr_normalize")
+            for t in _FLOAT_TYPES
+            for i in _LABEL_TYPES
+        ),
+        *(f"csr_indptr<{i}>" for i in _LABEL_TYPES),
+    ),
+    **{
+        module: tuple(
+            f"{name}<{c}>"
+            for name in (
+                "spaces_count",
+                "spaces_write",
+                "token_tile_counts",
+                "token_tile_write",
+                "hash_word_ngrams",
+                "hash_char_ngrams",
+                "char_wb_counts",
+                "hash_char_wb_ngrams",
+            )
+        )
+        for module, c in (
+            ("text_ascii", "unsigned char"),
+            ("text_unicode", "unsigned int"),
+        )
+    },
 }
+#: Modules compiled from another module's source file.
+_SOURCES = {"text_ascii": "text", "text_unicode": "text"}
+
+#: Modules that only the text vectorizers use: compiled when one first runs
+#: (or by :func:`compile_all`), not by every process's :func:`prefetch`.
+_ON_DEMAND = frozenset({"text", "text_ascii", "text_unicode"})
 
 # Compile time is part of a user's first call: no debug information, and
 # NVRTC's fast-compile mode (CUDA 12.8 and later), which on an H100 cut a
@@ -93,6 +129,10 @@ MODULES: dict[str, tuple[str, ...]] = {
 _OPTIONS = ("--std=c++17",)
 _FAST_COMPILE = "-Ofc=max"
 _FAST_COMPILE_NVRTC = (12, 8)
+# Modules compiled with the optimiser's full effort: their kernels do
+# per-character work in loops, which fast-compile code ran several times
+# slower (text: measured on an H100, see benchmarks/RESULTS.md).
+_OPTIMIZED = _ON_DEMAND
 THREADS = 256
 _MAX_BLOCKS = 4096
 
@@ -106,19 +146,21 @@ CTYPES = {
 }
 
 _locks = {name: threading.Lock() for name in MODULES}
-_prefetch: dict[int, object] = {}
+_prefetch: dict = {}  # device, or (on-demand module, device): futures
 
 
 def source(name: str) -> str:
     """The CUDA source of module ``name``, with the shared definitions."""
     folder = Path(__file__).parent
-    return (folder / "common.cuh").read_text() + (folder / f"{name}.cu").read_text()
+    file = _SOURCES.get(name, name)
+    return (folder / "common.cuh").read_text() + (folder / f"{file}.cu").read_text()
 
 
 @functools.cache
-def _options() -> tuple[str, ...]:
+def _options(name: str) -> tuple[str, ...]:
     cupy = _backend.get_cupy()
-    if tuple(cupy.cuda.nvrtc.getVersion()) >= _FAST_COMPILE_NVRTC:
+    fast = tuple(cupy.cuda.nvrtc.getVersion()) >= _FAST_COMPILE_NVRTC
+    if fast and name not in _OPTIMIZED:
         return (*_OPTIONS, _FAST_COMPILE)
     return _OPTIONS
 
@@ -127,7 +169,7 @@ def _options() -> tuple[str, ...]:
 def _module(name: str, device: int):
     cupy = _backend.get_cupy()
     return cupy.RawModule(
-        code=source(name), options=_options(), name_expressions=list(MODULES[name])
+        code=source(name), options=_options(name), name_expressions=list(MODULES[name])
     )
 
 
@@ -217,9 +259,24 @@ def prefetch() -> None:
         max_workers=len(MODULES) + 2, thread_name_prefix="gpuml-prefetch"
     )
     futures = [pool.submit(reserve_staging)]
-    futures += [pool.submit(_build, name, device) for name in MODULES]
+    futures += [
+        pool.submit(_build, name, device) for name in MODULES if name not in _ON_DEMAND
+    ]
     futures.append(pool.submit(_warm_libraries, device))
     _prefetch[device] = futures
+    pool.shutdown(wait=False)
+
+
+def prefetch_module(name: str) -> None:
+    """Start compiling (or loading) one on-demand module for the current
+    device in a background thread, once; a kernel needed before it is
+    ready waits for it."""
+    cupy = _backend.get_cupy()
+    key = (name, cupy.cuda.Device().id)
+    if key in _prefetch:
+        return
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpuml-prefetch")
+    _prefetch[key] = [pool.submit(_build, name, key[1])]
     pool.shutdown(wait=False)
 
 

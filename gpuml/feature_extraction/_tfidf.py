@@ -66,7 +66,9 @@ def inverse_document_frequency(X, smooth_idf: bool, xp: ModuleType):
     if not smooth_idf and bool((df == 0).any()):
         # A column no document holds gets an infinite idf, as scikit-learn's
         # does, with NumPy's warning (CuPy divides without one).
-        warnings.warn("divide by zero encountered in divide", RuntimeWarning)
+        warnings.warn(
+            "divide by zero encountered in divide", RuntimeWarning, stacklevel=3
+        )
     xp.log(idf, out=idf)
     idf += 1.0
     return idf

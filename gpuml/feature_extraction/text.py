@@ -1,9 +1,10 @@
 """Text feature extraction, as :mod:`sklearn.feature_extraction.text`."""
 
 from gpuml import _missing
+from gpuml.feature_extraction._hashing import HashingVectorizer
 from gpuml.feature_extraction._tfidf import TfidfTransformer
 
-__all__ = ["TfidfTransformer"]
+__all__ = ["HashingVectorizer", "TfidfTransformer"]
 
 # scikit-learn's names that gpuml lacks: an ImportError that says what to use.
 __getattr__ = _missing.module_getattr(

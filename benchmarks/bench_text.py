@@ -1,0 +1,187 @@
+"""HashingVectorizer on a large corpus: gpuml (GPU) against scikit-learn.
+
+The corpus of issue 15: 200,000 synthetic documents of 120 words (about
+164 MB of ASCII text), given as a Python list of str. Words are drawn with
+Zipf-like frequencies from a vocabulary of 50,000 made-up words (2 to 10
+letters, a tenth capitalised). Rows:
+
+- scikit-learn's ``HashingVectorizer().transform`` (one core; it has no
+  ``n_jobs``), once;
+- gpuml's, default settings, first call in this process and warm (median of
+  5), from the list to the SciPy CSR matrix on the host, checked equal to
+  scikit-learn's (indices, indptr and value bits);
+- the warm call's phases (host join and encode, copy to the GPU, analysis
+  and hashing, sort and assembly, copy back, SciPy's constructor);
+- ``--first-use``: the first call in fresh processes, with an empty CuPy
+  kernel cache and then with the cache that run filled.
+
+``python -m benchmarks.bench_text [--docs N] [--first-use]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+N_DOCS, N_WORDS, VOCABULARY = 200_000, 120, 50_000
+
+
+def make_corpus(n_docs: int = N_DOCS, n_words: int = N_WORDS, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    lengths = rng.integers(2, 11, size=VOCABULARY)
+    vocabulary = np.array(
+        ["".join(rng.choice(letters, size=n)) for n in lengths], dtype=object
+    )
+    capital = rng.random(VOCABULARY) < 0.1
+    vocabulary[capital] = [w.capitalize() for w in vocabulary[capital]]
+    weights = 1.0 / np.arange(1, VOCABULARY + 1) ** 0.9
+    ids = rng.choice(VOCABULARY, size=(n_docs, n_words), p=weights / weights.sum())
+    words = vocabulary[ids]
+    return [" ".join(row) for row in words]
+
+
+def _sync():
+    import cupy
+
+    cupy.cuda.get_current_stream().synchronize()
+
+
+def phases(docs) -> dict:
+    """The warm call's steps, timed one by one (the GPU synchronised)."""
+    import scipy.sparse as sp
+
+    from gpuml.feature_extraction import _text_device as device
+
+    times = {}
+    t = time.perf_counter()
+    joined = "".join(docs)
+    np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+    joined.encode("ascii")
+    times["host join, lengths, encode"] = time.perf_counter() - t
+    t = time.perf_counter()
+    documents = device.upload(docs, True, None)
+    _sync()
+    times["upload (join, encode, copy)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    hashing = device.hashing_args(2**20, True)
+    keys = device.word_keys(documents, 2, (1, 1), hashing)
+    _sync()
+    times["tokens and hashes"] = time.perf_counter() - t
+    t = time.perf_counter()
+    data, indices, indptr = device.assemble(
+        keys, len(docs), 2**20, np.dtype(np.float64), False, "l2"
+    )
+    _sync()
+    times["sort, assemble, normalize"] = time.perf_counter() - t
+    t = time.perf_counter()
+    host = device.to_host_csr(data, indices, indptr)
+    times["copy back"] = time.perf_counter() - t
+    t = time.perf_counter()
+    sp.csr_array(host, shape=(len(docs), 2**20))
+    times["SciPy constructor"] = time.perf_counter() - t
+    return {k: round(v, 4) for k, v in times.items()}
+
+
+def child(n_docs: int) -> None:
+    """One fresh process: corpus made first, then the first call timed."""
+    docs = make_corpus(n_docs)
+    import cupy
+
+    cupy.cuda.Device().synchronize()  # CUDA context, as any CuPy program
+    from gpuml.feature_extraction.text import HashingVectorizer
+
+    t = time.perf_counter()
+    X = HashingVectorizer().transform(docs)
+    first = time.perf_counter() - t
+    t = time.perf_counter()
+    HashingVectorizer().transform(docs)
+    again = time.perf_counter() - t
+    print(
+        json.dumps({"first": round(first, 3), "again": round(again, 3), "nnz": X.nnz})
+    )
+
+
+def run_child(n_docs: int, cache: str) -> dict:
+    env = dict(os.environ, CUPY_CACHE_DIR=cache)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.bench_text",
+            "--child",
+            "--docs",
+            str(n_docs),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=N_DOCS)
+    parser.add_argument("--first-use", action="store_true")
+    parser.add_argument("--child", action="store_true")
+    parser.add_argument("--no-sklearn", action="store_true")
+    args = parser.parse_args()
+    if args.child:
+        return child(args.docs)
+    if args.first_use:
+        cache = tempfile.mkdtemp(prefix="gpuml-text-cache-")
+        print("empty cache:", run_child(args.docs, cache))
+        for _ in range(2):
+            print("warm cache: ", run_child(args.docs, cache))
+    from sklearn.feature_extraction.text import HashingVectorizer as Sk
+
+    from gpuml.feature_extraction.text import HashingVectorizer
+
+    t = time.perf_counter()
+    docs = make_corpus(args.docs)
+    n_bytes = sum(map(len, docs))
+    print(
+        f"corpus: {len(docs):,} docs, {n_bytes / 1e6:.1f} MB, made in "
+        f"{time.perf_counter() - t:.1f} s"
+    )
+    t = time.perf_counter()
+    X = HashingVectorizer().transform(docs)
+    print(f"gpuml first call in process: {time.perf_counter() - t:.3f} s")
+    warm = []
+    for _ in range(5):
+        t = time.perf_counter()
+        X = HashingVectorizer().transform(docs)
+        warm.append(time.perf_counter() - t)
+    print(
+        f"gpuml warm: median {np.median(warm):.3f} s (min {min(warm):.3f}, "
+        f"max {max(warm):.3f}); nnz {X.nnz:,}"
+    )
+    print("phases:", phases(docs))
+    if not args.no_sklearn:
+        t = time.perf_counter()
+        want = Sk().transform(docs)
+        sk = time.perf_counter() - t
+        same = (
+            np.array_equal(X.indptr, want.indptr)
+            and np.array_equal(X.indices, want.indices)
+            and np.array_equal(X.data.view(np.uint64), want.data.view(np.uint64))
+            and X.dtype == want.dtype
+            and type(X) is type(want)
+        )
+        print(
+            f"scikit-learn: {sk:.2f} s; ratio {sk / np.median(warm):.0f}x; "
+            f"identical: {same}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,358 @@
+"""The device side of the text vectorizers: documents in, hashed CSR out.
+
+Every kernel is in ``gpuml/_cuda/text.cu`` (one module, one compile); the
+only other device calls are ``cupy.sort`` (CUB, compiled into CuPy) and
+memory copies. The steps, each over all documents at once:
+
+1. the documents as one buffer of characters: bytes for ASCII text, UTF-32
+   code points otherwise, with their boundaries as flags (``starts``);
+2. preprocessing (``str.lower``, accent stripping) for non-ASCII text, by
+   the tables of :mod:`gpuml.feature_extraction._unicode` (ASCII text is
+   lowercased on the fly); whitespace runs collapsed for ``analyzer="char"``;
+3. the analyzer's n-grams, each hashed where it lies (MurmurHash3 of its
+   UTF-8 bytes) into a 64-bit key: document, column, sign;
+4. the keys sorted; equal (document, column) pairs summed into the CSR
+   matrix scikit-learn builds, then ``binary`` and ``norm``.
+
+Positions that a step keeps or writes to are found by an exclusive scan of
+per-position counts (:func:`exclusive_scan`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import numpy as np
+
+from gpuml import _cuda
+from gpuml._array import device_to_host, host_to_device
+from gpuml._backend import get_cupy
+from gpuml.feature_extraction import _unicode
+
+_SCAN_TILE = 2048
+_SCAN_THREADS = 256
+_TOKEN_TILE = 256 * 32  # text.cu's TOKEN_TILE
+_CHAR_TYPES = {np.dtype(np.uint8): "unsigned char", np.dtype(np.uint32): "unsigned int"}
+_tables_on_device: dict = {}
+
+
+def _module(name: str) -> str:
+    """The module of kernel ``name``: each character type's templates have
+    their own (``text_ascii``, ``text_unicode``), the rest are in ``text``."""
+    if name.endswith("<unsigned char>"):
+        return "text_ascii"
+    if name.endswith("<unsigned int>") or name.startswith("preprocess_"):
+        return "text_unicode"
+    return "text"
+
+
+def _kernel(name: str):
+    return _cuda.kernel(_module(name), name)
+
+
+def _launch(name: str, n: int, args) -> None:
+    _cuda.launch(_module(name), name, n, args)
+
+
+def exclusive_scan(counts):
+    """Offsets (int64, ``n + 1``) of ``n`` int32 device counts."""
+    cupy = get_cupy()
+    n = counts.shape[0]
+    tiles = max(1, -(-n // _SCAN_TILE))
+    tile_sums = cupy.empty(tiles, dtype=cupy.int64)
+    out = cupy.empty(n + 1, dtype=cupy.int64)
+    n64 = np.int64(n)
+    _kernel("scan_tile_sums")((tiles,), (_SCAN_THREADS,), (counts, n64, tile_sums))
+    _kernel("scan_tiles")(
+        (1,), (_SCAN_THREADS,), (tile_sums, np.int64(tiles), out, n64)
+    )
+    _kernel("scan_apply")((tiles,), (_SCAN_THREADS,), (counts, n64, tile_sums, out))
+    return out
+
+
+def _gather(values, index):
+    out = get_cupy().empty(index.shape[0], dtype=np.int64)
+    _launch(
+        "gather_offsets", index.shape[0], (values, index, np.int64(index.shape[0]), out)
+    )
+    return out
+
+
+def _starts(offsets, n: int):
+    """One flag per position (and one past the end): a document begins."""
+    cupy = get_cupy()
+    starts = cupy.zeros(n + 1, dtype=cupy.uint8)
+    n_docs = offsets.shape[0] - 1
+    _launch("mark_starts", n_docs, (offsets, np.int64(n_docs), starts))
+    return starts
+
+
+def device_tables(lowercase: bool, strip_accents, final_sigma: bool):
+    """The Unicode tables on the current device (built and copied once)."""
+    cupy = get_cupy()
+    key = (cupy.cuda.Device().id, lowercase, strip_accents, final_sigma)
+    if key not in _tables_on_device:
+        host = _unicode.tables(lowercase, strip_accents, final_sigma)
+        _tables_on_device[key] = cupy.asarray(host)
+    return _tables_on_device[key]
+
+
+def _ascii_tables():
+    """A header alone: ASCII text never reads the bitmaps or the mapping."""
+    cupy = get_cupy()
+    key = (cupy.cuda.Device().id, "ascii")
+    if key not in _tables_on_device:
+        header = np.full(_unicode.HEADER, _unicode.HEADER, dtype=np.uint32)
+        header[7:] = 0
+        _tables_on_device[key] = cupy.asarray(header)
+    return _tables_on_device[key]
+
+
+def ascii_buffer(text: str) -> np.ndarray:
+    """The characters of ASCII ``text`` as a uint8 array.
+
+    On CPython this is a view of the str's own buffer, with no copy: a
+    compact ASCII string keeps its characters, one byte each, right after
+    its header, and ends with a NUL (``sys.getsizeof`` counts both). The
+    view keeps ``text`` alive; its first, middle and last bytes are checked
+    against ``text`` before it is used. Elsewhere, or if the check fails,
+    an encoded copy.
+    """
+    n = len(text)
+    if sys.implementation.name == "cpython" and n:
+        start = id(text) + sys.getsizeof(text) - n - 1
+        raw = (ctypes.c_char * n).from_address(start)
+        raw.owner = text  # the buffer lives as long as the view
+        view = np.frombuffer(raw, dtype=np.uint8)
+        if all(view[i] == ord(text[i]) for i in (0, n // 2, n - 1)):
+            return view
+    return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+
+
+class Documents:
+    """Documents on the device: ``text`` (uint8 or uint32 characters),
+    ``offsets`` (int64, ``n_docs + 1``), ``starts`` (uint8 flags), the
+    ``tables`` buffer and whether ASCII letters are still to be lowercased
+    (``lower``)."""
+
+    def __init__(self, text, offsets, tables, lower: bool):
+        self.text = text
+        self.offsets = offsets
+        self.starts = _starts(offsets, text.shape[0])
+        self.tables = tables
+        self.lower = lower
+
+    @property
+    def n(self) -> int:
+        return self.text.shape[0]
+
+    @property
+    def n_docs(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    @property
+    def ctype(self) -> str:
+        return _CHAR_TYPES[self.text.dtype]
+
+
+def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
+    """Copy str documents to the device and preprocess them as scikit-learn's
+    ``_preprocess`` does (``lowercase``, then ``strip_accents`` ``None``,
+    ``"ascii"`` or ``"unicode"``).
+
+    Raises UnicodeEncodeError for text holding lone surrogates (which only
+    Python's own code can treat as scikit-learn does).
+    """
+    cupy = get_cupy()
+    for module in ("text", "text_ascii"):
+        _cuda.prefetch_module(module)  # compiles while the host joins
+    joined = "".join(texts)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    d_offsets = cupy.asarray(offsets)
+    if joined.isascii():  # NFKD and accent stripping leave ASCII as it is
+        text = host_to_device(ascii_buffer(joined))
+        return Documents(text, d_offsets, _ascii_tables(), lowercase)
+    _cuda.prefetch_module("text_unicode")
+    text = np.frombuffer(joined.encode("utf-32-le"), dtype="<u4")
+    final_sigma = lowercase and "\u03a3" in joined
+    tables = device_tables(lowercase, strip_accents, final_sigma)
+    docs = Documents(host_to_device(text.astype(np.uint32)), d_offsets, tables, False)
+    if not lowercase and strip_accents is None:
+        return docs
+    counts = cupy.empty(docs.n, dtype=cupy.int32)
+    _launch("preprocess_count", docs.n, (docs.text, np.int64(docs.n), tables, counts))
+    positions = exclusive_scan(counts)
+    out = cupy.empty(int(positions[-1]), dtype=cupy.uint32)
+    args = (docs.text, np.int64(docs.n), docs.starts, tables, np.int32(lowercase))
+    _launch("preprocess_write", docs.n, (*args, positions, out))
+    return Documents(out, _gather(positions, d_offsets), tables, False)
+
+
+def upload_tokens(token_lists: list[list[str]]) -> tuple[Documents, object]:
+    """Tokens made on the host (by Python callables or patterns): their
+    characters as one buffer, one "document" per token, and the token
+    offsets of each document."""
+    cupy = get_cupy()
+    counts = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    doc_tokens = np.zeros(len(token_lists) + 1, dtype=np.int64)
+    np.cumsum(counts, out=doc_tokens[1:])
+    flat = [token for tokens in token_lists for token in tokens]
+    docs = upload(flat, lowercase=False, strip_accents=None)
+    return docs, cupy.asarray(doc_tokens)
+
+
+def _collapse_spaces(docs: Documents) -> Documents:
+    """scikit-learn's ``re.sub(r"\\s\\s+", " ", doc)`` for each document."""
+    cupy = get_cupy()
+    keep = cupy.empty(docs.n, dtype=cupy.int32)
+    args = (docs.text, np.int64(docs.n), docs.starts, docs.tables)
+    _launch(f"spaces_count<{docs.ctype}>", docs.n, (*args, keep))
+    positions = exclusive_scan(keep)
+    out = cupy.empty(int(positions[-1]), dtype=docs.text.dtype)
+    _launch(f"spaces_write<{docs.ctype}>", docs.n, (*args, positions, out))
+    return Documents(out, _gather(positions, docs.offsets), docs.tables, docs.lower)
+
+
+def _word_tokens(docs: Documents, min_length: int):
+    """Token bounds (start, end) and each document's token offsets."""
+    cupy = get_cupy()
+    tiles = max(1, -(-docs.n // _TOKEN_TILE))
+    counts = cupy.empty(tiles, dtype=cupy.int32)
+    args = (docs.text, np.int64(docs.n), docs.starts, docs.tables, np.int32(min_length))
+    grid, block = (tiles,), (_SCAN_THREADS,)
+    _kernel(f"token_tile_counts<{docs.ctype}>")(grid, block, (*args, counts))
+    tile_offsets = exclusive_scan(counts)
+    n_tokens = int(tile_offsets[-1])
+    token_start = cupy.empty(n_tokens, dtype=cupy.int64)
+    token_end = cupy.empty(n_tokens, dtype=cupy.int64)
+    _kernel(f"token_tile_write<{docs.ctype}>")(
+        grid, block, (*args, tile_offsets, token_start, token_end)
+    )
+    doc_tokens = cupy.empty(docs.n_docs + 1, dtype=cupy.int64)
+    args = (token_start, np.int64(n_tokens), docs.offsets, np.int64(docs.n_docs + 1))
+    _launch("lower_bounds", docs.n_docs + 1, (*args, doc_tokens))
+    return token_start, token_end, doc_tokens
+
+
+def _hash_tokens(docs, token_start, token_end, doc_tokens, ngram_range, hashing):
+    cupy = get_cupy()
+    min_n, max_n = ngram_range
+    n_tokens = token_start.shape[0]
+    keys = cupy.empty(n_tokens * (max_n - min_n + 1), dtype=cupy.int64)
+    n_docs = doc_tokens.shape[0] - 1
+    args = (
+        docs.text,
+        np.int32(docs.lower),
+        token_start,
+        token_end,
+        np.int64(n_tokens),
+        doc_tokens,
+        np.int64(n_docs),
+        np.int32(min_n),
+        np.int32(max_n),
+        *hashing,
+        keys,
+    )
+    _launch(f"hash_word_ngrams<{docs.ctype}>", n_tokens, args)
+    return keys
+
+
+def word_keys(docs: Documents, min_length: int, ngram_range, hashing):
+    """The keys of the word n-grams (default token pattern)."""
+    token_start, token_end, doc_tokens = _word_tokens(docs, min_length)
+    return _hash_tokens(docs, token_start, token_end, doc_tokens, ngram_range, hashing)
+
+
+def token_keys(docs: Documents, doc_tokens, hashing):
+    """The keys of tokens uploaded by :func:`upload_tokens`."""
+    return _hash_tokens(
+        docs, docs.offsets[:-1], docs.offsets[1:], doc_tokens, (1, 1), hashing
+    )
+
+
+def char_keys(docs: Documents, ngram_range, hashing):
+    """The keys of ``analyzer="char"``'s n-grams."""
+    cupy = get_cupy()
+    docs = _collapse_spaces(docs)
+    min_n, max_n = ngram_range
+    keys = cupy.empty(docs.n * (max_n - min_n + 1), dtype=cupy.int64)
+    args = (
+        docs.text,
+        np.int64(docs.n),
+        np.int32(docs.lower),
+        docs.starts,
+        docs.offsets,
+        np.int64(docs.n_docs),
+        np.int32(min_n),
+        np.int32(max_n),
+        *hashing,
+        keys,
+    )
+    _launch(f"hash_char_ngrams<{docs.ctype}>", docs.n, args)
+    return keys
+
+
+def char_wb_keys(docs: Documents, ngram_range, hashing):
+    """The keys of ``analyzer="char_wb"``'s n-grams (collapsing whitespace
+    first would change no word, so it is skipped)."""
+    cupy = get_cupy()
+    min_n, max_n = ngram_range
+    counts = cupy.empty(docs.n, dtype=cupy.int32)
+    args = (docs.text, np.int64(docs.n), docs.starts, docs.tables)
+    bounds = (np.int32(min_n), np.int32(max_n))
+    _launch(f"char_wb_counts<{docs.ctype}>", docs.n, (*args, *bounds, counts))
+    positions = exclusive_scan(counts)
+    keys = cupy.empty(int(positions[-1]), dtype=cupy.int64)
+    args = (
+        docs.text,
+        np.int64(docs.n),
+        np.int32(docs.lower),
+        docs.starts,
+        docs.offsets,
+        np.int64(docs.n_docs),
+        docs.tables,
+        *bounds,
+        positions,
+        *hashing,
+        keys,
+    )
+    _launch(f"hash_char_wb_ngrams<{docs.ctype}>", docs.n, args)
+    return keys
+
+
+def hashing_args(n_features: int, alternate_sign: bool) -> tuple:
+    return (np.int64(n_features), np.int32(alternate_sign))
+
+
+def assemble(keys, n_docs: int, n_features: int, dtype, binary: bool, norm):
+    """The CSR matrix of summed signs (data, indices, indptr on the device),
+    as FeatureHasher's ``sum_duplicates`` leaves it, then ``binary`` and
+    ``norm`` as HashingVectorizer applies them."""
+    cupy = get_cupy()
+    keys = cupy.sort(keys)
+    n = keys.shape[0]
+    first = cupy.empty(n, dtype=cupy.int32)
+    _launch("key_firsts", n, (keys, np.int64(n), first))
+    positions = exclusive_scan(first)
+    nnz = int(positions[-1])
+    index = np.int32 if nnz <= np.iinfo(np.int32).max else np.int64
+    value_type, index_type = _cuda.ctype(dtype), _cuda.ctype(index)
+    data = cupy.empty(nnz, dtype=dtype)
+    indices = cupy.empty(nnz, dtype=index)
+    indptr = cupy.empty(n_docs + 1, dtype=index)
+    args = (keys, np.int64(n), positions, np.int32(binary), data, indices)
+    _launch(f"csr_write<{value_type}, {index_type}>", n, args)
+    args = (keys, np.int64(n), positions, np.int64(n_docs), indptr)
+    _launch(f"csr_indptr<{index_type}>", n_docs + 1, args)
+    if norm is not None:
+        args = (data, indptr, np.int64(n_docs), np.int32(norm == "l2"))
+        _launch(f"csr_normalize<{value_type}, {index_type}>", n_docs, args)
+    return data, indices, indptr
+
+
+def to_host_csr(data, indices, indptr):
+    """The three arrays copied to the host (pinned, in parallel chunks)."""
+    return device_to_host(data), device_to_host(indices), device_to_host(indptr)
