@@ -428,6 +428,7 @@ __all__ = [
     "kernel",
     "launch",
     "prefetch",
+    "prefetch_module",
     "source",
     "take_rows",
 ]
