@@ -13,7 +13,9 @@ letters, a tenth capitalised). Rows:
 - the warm call's phases (host join and encode, copy to the GPU, analysis
   and hashing, sort and assembly, copy back, SciPy's constructor);
 - ``--first-use``: the first call in fresh processes, with an empty CuPy
-  kernel cache and then with the cache that run filled.
+  kernel cache and then with the cache that run filled;
+- ``--accented``: instead, a non-ASCII corpus (accented and Greek words),
+  default settings and ``strip_accents="unicode"``.
 
 ``python -m benchmarks.bench_text [--docs N] [--first-use]``
 """
@@ -33,7 +35,9 @@ import numpy as np
 N_DOCS, N_WORDS, VOCABULARY = 200_000, 120, 50_000
 
 
-def make_corpus(n_docs: int = N_DOCS, n_words: int = N_WORDS, seed: int = 0):
+def make_corpus(
+    n_docs: int = N_DOCS, n_words: int = N_WORDS, seed: int = 0, accented: bool = False
+):
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     lengths = rng.integers(2, 11, size=VOCABULARY)
@@ -42,6 +46,16 @@ def make_corpus(n_docs: int = N_DOCS, n_words: int = N_WORDS, seed: int = 0):
     )
     capital = rng.random(VOCABULARY) < 0.1
     vocabulary[capital] = [w.capitalize() for w in vocabulary[capital]]
+    if accented:  # a fifth of the words accented, a twentieth Greek capitals
+        accent = rng.random(VOCABULARY) < 0.2
+        vocabulary[accent] = [
+            w.replace("e", "é").replace("a", "à") for w in vocabulary[accent]
+        ]
+        greek = rng.random(VOCABULARY) < 0.05
+        table = str.maketrans(
+            "abcdefghijklmnopqrstuvwxyz", "ΑΒΨΔΕΦΓΗΙΞΚΛΜΝΟΠΣΡΣΤΘΩΣΧΥΖ"
+        )
+        vocabulary[greek] = [w.translate(table) for w in vocabulary[greek]]
     weights = 1.0 / np.arange(1, VOCABULARY + 1) ** 0.9
     ids = rng.choice(VOCABULARY, size=(n_docs, n_words), p=weights / weights.sum())
     words = vocabulary[ids]
@@ -128,15 +142,54 @@ def run_child(n_docs: int, cache: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def accented(n_docs: int) -> None:
+    """Non-ASCII text: UTF-32 upload and the preprocessing tables."""
+    from sklearn.feature_extraction.text import HashingVectorizer as Sk
+
+    from gpuml.feature_extraction.text import HashingVectorizer
+
+    docs = make_corpus(n_docs, accented=True)
+    print(
+        f"accented corpus: {len(docs):,} docs, {sum(map(len, docs)) / 1e6:.1f} M chars"
+    )
+    for settings in ({}, {"strip_accents": "unicode"}):
+        t = time.perf_counter()
+        X = HashingVectorizer(**settings).transform(docs)
+        first = time.perf_counter() - t
+        warm = []
+        for _ in range(3):
+            t = time.perf_counter()
+            X = HashingVectorizer(**settings).transform(docs)
+            warm.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        want = Sk(**settings).transform(docs)
+        sk = time.perf_counter() - t
+        same = np.array_equal(X.indices, want.indices) and np.array_equal(
+            X.data.view(np.uint64), want.data.view(np.uint64)
+        )
+        print(
+            f"{settings}: gpuml first {first:.3f} s, warm median "
+            f"{np.median(warm):.3f} s; scikit-learn {sk:.2f} s "
+            f"({sk / np.median(warm):.0f}x); identical: {same}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=N_DOCS)
     parser.add_argument("--first-use", action="store_true")
     parser.add_argument("--child", action="store_true")
     parser.add_argument("--no-sklearn", action="store_true")
+    parser.add_argument(
+        "--accented",
+        action="store_true",
+        help="non-ASCII corpus; times default settings and strip_accents='unicode'",
+    )
     args = parser.parse_args()
     if args.child:
         return child(args.docs)
+    if args.accented:
+        return accented(args.docs)
     if args.first_use:
         cache = tempfile.mkdtemp(prefix="gpuml-text-cache-")
         print("empty cache:", run_child(args.docs, cache))
