@@ -2,9 +2,9 @@
 
 ``python -m pytest -p tests.sklearn_text_plugin <sklearn>/feature_extraction/
 tests/test_text.py`` runs scikit-learn's ``test_text.py`` with
-``TfidfTransformer`` replaced by gpuml's in
+``HashingVectorizer`` and ``TfidfTransformer`` replaced by gpuml's in
 ``sklearn.feature_extraction.text`` itself, before the test module imports
-it: its own tests of the class, and scikit-learn's ``TfidfVectorizer``,
+it: its own tests of the classes, and scikit-learn's ``TfidfVectorizer``,
 which builds its transformer from that module's name, computing through
 gpuml's. ``tests/feature_extraction/test_sklearn_text_suite.py`` runs it.
 """
@@ -13,7 +13,7 @@ import sklearn.feature_extraction.text
 
 import gpuml.feature_extraction.text
 
-SWAPPED = ("TfidfTransformer",)
+SWAPPED = ("HashingVectorizer", "TfidfTransformer")
 
 for _name in SWAPPED:
     setattr(

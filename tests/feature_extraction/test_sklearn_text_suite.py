@@ -1,7 +1,8 @@
-"""scikit-learn's own text tests pass against gpuml's TfidfTransformer.
+"""scikit-learn's own text tests pass against gpuml's HashingVectorizer and
+TfidfTransformer.
 
 ``sklearn/feature_extraction/tests/test_text.py`` runs in a subprocess with
-gpuml's class swapped in (``tests/sklearn_text_plugin.py``), which also puts
+gpuml's classes swapped in (``tests/sklearn_text_plugin.py``), which also puts
 it inside scikit-learn's ``TfidfVectorizer``; every test must pass. The
 count was taken with scikit-learn 1.9.1.
 """
