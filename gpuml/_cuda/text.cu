@@ -169,6 +169,27 @@ __device__ __forceinline__ long long find_doc(const long long* offsets,
 // binary search and then moves it forward (documents hold many items).
 #define DOC_TILE (256 * 16)
 
+// The document holding item i, moving forward from the document `doc` of
+// an earlier item (empty documents are stepped over).
+__device__ __forceinline__ long long next_doc(const long long* offsets, long long doc,
+                                              long long i)
+{
+    while (offsets[doc + 1] <= i)
+        doc++;
+    return doc;
+}
+
+// for each item i < n, with `doc` its document (declared by the loop),
+// visited as DOC_TILE describes; `continue` goes to the next item.
+#define FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs)                            \
+    for (long long tile_ = (long long)blockIdx.x * DOC_TILE; tile_ < (n);         \
+         tile_ += (long long)gridDim.x * DOC_TILE)                                \
+        for (long long i = tile_ + threadIdx.x,                                   \
+                       doc = find_doc(offsets, n_docs, min(i, (long long)(n) - 1)); \
+             i < tile_ + DOC_TILE && i < (n) &&                                   \
+             ((doc = next_doc(offsets, doc, i)), true);                           \
+             i += blockDim.x)
+
 // ------------------------------------------------------------------- scans
 
 __device__ long long block_exclusive_scan(long long v, long long* total)
@@ -491,6 +512,28 @@ extern "C" __global__ void lower_bounds(const long long* sorted, long long n,
     }
 }
 
+// The n-grams starting at one item: after the j-th of its first max_n
+// items is fed to `m`, the key of size j + 1 goes to slot j + 1 - min_n of
+// `keys` (from min_n on); sizes with fewer than that many items available
+// get NO_KEY.
+__device__ __forceinline__ void store_ngram_key(long long* keys, int j, int min_n,
+                                                const Murmur& m, long long doc,
+                                                long long n_features, int alternate_sign)
+{
+    if (j + 1 >= min_n) {
+        Murmur done = m;
+        keys[j + 1 - min_n] = hashed_key(done.finish(), doc, n_features, alternate_sign);
+    }
+}
+
+__device__ __forceinline__ void store_missing_sizes(long long* keys, int min_n, int max_n,
+                                                    long long available)
+{
+    for (int size = max(min_n, (int)min((long long)max_n, available) + 1); size <= max_n;
+         size++)
+        keys[size - min_n] = NO_KEY;
+}
+
 // Word n-grams as scikit-learn's _word_ngrams makes them: for each token k
 // of a document and each n in [min_n, max_n] with k + n tokens available,
 // the tokens k .. k + n - 1 joined by single spaces. Slot k * (max_n -
@@ -504,14 +547,9 @@ __global__ void hash_word_ngrams(const C* text, int lower,
                                  int alternate_sign, long long* keys)
 {
     int n_sizes = max_n - min_n + 1;
-    for (long long tile = (long long)blockIdx.x * DOC_TILE; tile < n_tokens;
-         tile += (long long)gridDim.x * DOC_TILE) {
-      long long doc = find_doc(doc_tokens, n_docs, min(tile + threadIdx.x, n_tokens - 1));
-      for (long long k = tile + threadIdx.x; k < tile + DOC_TILE && k < n_tokens;
-           k += blockDim.x) {
-        while (doc_tokens[doc + 1] <= k)
-            doc++;
+    FOR_ITEMS_WITH_DOC(k, n_tokens, doc, doc_tokens, n_docs) {
         long long available = doc_tokens[doc + 1] - k;
+        long long* slots = keys + k * n_sizes;
         Murmur m;
         m.init();
         for (int j = 0; j < max_n && j < available; j++) {
@@ -519,15 +557,9 @@ __global__ void hash_word_ngrams(const C* text, int lower,
                 m.byte(' ');
             for (long long p = token_start[k + j]; p < token_end[k + j]; p++)
                 m.code_point(lower_ascii(text[p], lower));
-            if (j + 1 >= min_n) {
-                Murmur done = m;
-                keys[k * n_sizes + j + 1 - min_n] =
-                    hashed_key(done.finish(), doc, n_features, alternate_sign);
-            }
+            store_ngram_key(slots, j, min_n, m, doc, n_features, alternate_sign);
         }
-        for (int j = max(min_n, (int)min((long long)max_n, available) + 1); j <= max_n; j++)
-            keys[k * n_sizes + j - min_n] = NO_KEY;
-      }
+        store_missing_sizes(slots, min_n, max_n, available);
     }
 }
 
@@ -542,26 +574,16 @@ __global__ void hash_char_ngrams(const C* text, long long n, int lower,
                                  int alternate_sign, long long* keys)
 {
     int n_sizes = max_n - min_n + 1;
-    for (long long tile = (long long)blockIdx.x * DOC_TILE; tile < n;
-         tile += (long long)gridDim.x * DOC_TILE) {
-      long long doc = find_doc(offsets, n_docs, min(tile + threadIdx.x, n - 1));
-      for (long long i = tile + threadIdx.x; i < tile + DOC_TILE && i < n; i += blockDim.x) {
-        while (offsets[doc + 1] <= i)
-            doc++;
+    FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
         long long available = offsets[doc + 1] - i;
+        long long* slots = keys + i * n_sizes;
         Murmur m;
         m.init();
         for (int j = 0; j < max_n && j < available; j++) {
             m.code_point(lower_ascii(text[i + j], lower));
-            if (j + 1 >= min_n) {
-                Murmur done = m;
-                keys[i * n_sizes + j + 1 - min_n] =
-                    hashed_key(done.finish(), doc, n_features, alternate_sign);
-            }
+            store_ngram_key(slots, j, min_n, m, doc, n_features, alternate_sign);
         }
-        for (int j = max(min_n, (int)min((long long)max_n, available) + 1); j <= max_n; j++)
-            keys[i * n_sizes + j - min_n] = NO_KEY;
-      }
+        store_missing_sizes(slots, min_n, max_n, available);
     }
 }
 
@@ -616,12 +638,7 @@ __global__ void hash_char_wb_ngrams(const C* text, long long n, int lower,
                                     int alternate_sign, long long* keys)
 {
     Tables t = load_tables(tables);
-    for (long long tile = (long long)blockIdx.x * DOC_TILE; tile < n;
-         tile += (long long)gridDim.x * DOC_TILE) {
-      long long doc = find_doc(offsets, n_docs, min(tile + threadIdx.x, n - 1));
-      for (long long i = tile + threadIdx.x; i < tile + DOC_TILE && i < n; i += blockDim.x) {
-        while (offsets[doc + 1] <= i)
-            doc++;
+    FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
         if (positions[i + 1] == positions[i])
             continue;
         long long end = nonspace_end(text, n, starts, i, t);
@@ -644,7 +661,6 @@ __global__ void hash_char_wb_ngrams(const C* text, long long n, int lower,
             if (size >= padded)
                 break;
         }
-      }
     }
 }
 

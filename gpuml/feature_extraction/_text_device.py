@@ -155,6 +155,23 @@ class Documents:
     def ctype(self) -> str:
         return _CHAR_TYPES[self.text.dtype]
 
+    def scan_args(self) -> tuple:
+        """The leading arguments of the kernels that read characters by
+        position: text, its length, starts, tables."""
+        return (self.text, np.int64(self.n), self.starts, self.tables)
+
+    def ngram_args(self) -> tuple:
+        """The leading arguments of the character n-gram kernels: text, its
+        length, lower, starts, offsets, number of documents."""
+        return (
+            self.text,
+            np.int64(self.n),
+            np.int32(self.lower),
+            self.starts,
+            self.offsets,
+            np.int64(self.n_docs),
+        )
+
 
 def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
     """Copy str documents to the device and preprocess them as scikit-learn's
@@ -186,7 +203,7 @@ def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
     _launch("preprocess_count", docs.n, (docs.text, np.int64(docs.n), tables, counts))
     positions = exclusive_scan(counts)
     out = cupy.empty(int(positions[-1]), dtype=cupy.uint32)
-    args = (docs.text, np.int64(docs.n), docs.starts, tables, np.int32(lowercase))
+    args = (*docs.scan_args(), np.int32(lowercase))
     _launch("preprocess_write", docs.n, (*args, positions, out))
     return Documents(out, _gather(positions, d_offsets), tables, False)
 
@@ -208,7 +225,7 @@ def _collapse_spaces(docs: Documents) -> Documents:
     """scikit-learn's ``re.sub(r"\\s\\s+", " ", doc)`` for each document."""
     cupy = get_cupy()
     keep = cupy.empty(docs.n, dtype=cupy.int32)
-    args = (docs.text, np.int64(docs.n), docs.starts, docs.tables)
+    args = docs.scan_args()
     _launch(f"spaces_count<{docs.ctype}>", docs.n, (*args, keep))
     positions = exclusive_scan(keep)
     out = cupy.empty(int(positions[-1]), dtype=docs.text.dtype)
@@ -221,7 +238,7 @@ def _word_tokens(docs: Documents, min_length: int):
     cupy = get_cupy()
     tiles = max(1, -(-docs.n // _TOKEN_TILE))
     counts = cupy.empty(tiles, dtype=cupy.int32)
-    args = (docs.text, np.int64(docs.n), docs.starts, docs.tables, np.int32(min_length))
+    args = (*docs.scan_args(), np.int32(min_length))
     grid, block = (tiles,), (_SCAN_THREADS,)
     _kernel(f"token_tile_counts<{docs.ctype}>")(grid, block, (*args, counts))
     tile_offsets = exclusive_scan(counts)
@@ -279,18 +296,7 @@ def char_keys(docs: Documents, ngram_range, hashing):
     docs = _collapse_spaces(docs)
     min_n, max_n = ngram_range
     keys = cupy.empty(docs.n * (max_n - min_n + 1), dtype=cupy.int64)
-    args = (
-        docs.text,
-        np.int64(docs.n),
-        np.int32(docs.lower),
-        docs.starts,
-        docs.offsets,
-        np.int64(docs.n_docs),
-        np.int32(min_n),
-        np.int32(max_n),
-        *hashing,
-        keys,
-    )
+    args = (*docs.ngram_args(), np.int32(min_n), np.int32(max_n), *hashing, keys)
     _launch(f"hash_char_ngrams<{docs.ctype}>", docs.n, args)
     return keys
 
@@ -301,24 +307,12 @@ def char_wb_keys(docs: Documents, ngram_range, hashing):
     cupy = get_cupy()
     min_n, max_n = ngram_range
     counts = cupy.empty(docs.n, dtype=cupy.int32)
-    args = (docs.text, np.int64(docs.n), docs.starts, docs.tables)
     bounds = (np.int32(min_n), np.int32(max_n))
-    _launch(f"char_wb_counts<{docs.ctype}>", docs.n, (*args, *bounds, counts))
+    args = (*docs.scan_args(), *bounds, counts)
+    _launch(f"char_wb_counts<{docs.ctype}>", docs.n, args)
     positions = exclusive_scan(counts)
     keys = cupy.empty(int(positions[-1]), dtype=cupy.int64)
-    args = (
-        docs.text,
-        np.int64(docs.n),
-        np.int32(docs.lower),
-        docs.starts,
-        docs.offsets,
-        np.int64(docs.n_docs),
-        docs.tables,
-        *bounds,
-        positions,
-        *hashing,
-        keys,
-    )
+    args = (*docs.ngram_args(), docs.tables, *bounds, positions, *hashing, keys)
     _launch(f"hash_char_wb_ngrams<{docs.ctype}>", docs.n, args)
     return keys
 
