@@ -98,11 +98,14 @@ def _binary_terms(raw, intercept, target, weights, xp: ModuleType):
     decision values ``z = raw + intercept`` (broadcast; ``raw`` in the data's
     dtype, the rest float64).
 
-    One fused kernel on the GPU (``raw`` (n, k) contiguous, ``intercept`` (k,)
-    evenly spaced, ``target`` (n, 1) and ``weights`` (n, 1) or (n, k) views
-    of contiguous arrays); the NumPy expressions are the CPU path.
+    One fused kernel on the GPU (``raw`` (n, k), made C-contiguous: the
+    product of a cupyx sparse matrix comes back in Fortran order;
+    ``intercept`` (k,) evenly spaced, ``target`` (n, 1) and ``weights`` (n,
+    1) or (n, k) views of contiguous arrays); the NumPy expressions are the
+    CPU path.
     """
     if xp is not np:
+        raw = xp.ascontiguousarray(raw)
         n, k = raw.shape
         item = intercept.itemsize
         loss, residual = xp.empty((n, k)), xp.empty((n, k))
