@@ -15,7 +15,12 @@ letters, a tenth capitalised). Rows:
 - ``--first-use``: the first call in fresh processes, with an empty CuPy
   kernel cache and then with the cache that run filled;
 - ``--accented``: instead, a non-ASCII corpus (accented and Greek words),
-  default settings and ``strip_accents="unicode"``.
+  default settings and ``strip_accents="unicode"``;
+- ``--tfidf``: instead, ``TfidfVectorizer().fit_transform`` (vocabulary
+  learned and counted on the GPU, then scikit-learn's pruning and weighting
+  on the host), first call and warm (median of 3), the counting step alone,
+  and scikit-learn's, checked equal (``vocabulary_``, indices, values within
+  1e-12).
 
 ``python -m benchmarks.bench_text [--docs N] [--first-use]``
 """
@@ -174,6 +179,53 @@ def accented(n_docs: int) -> None:
         )
 
 
+def tfidf(n_docs: int, run_sklearn: bool) -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer as Sk
+
+    from gpuml.feature_extraction.text import TfidfVectorizer
+
+    docs = make_corpus(n_docs)
+    print(f"corpus: {len(docs):,} docs, {sum(map(len, docs)) / 1e6:.1f} MB")
+    t = time.perf_counter()
+    ours = TfidfVectorizer()
+    X = ours.fit_transform(docs)
+    print(
+        f"gpuml TfidfVectorizer first call in process: {time.perf_counter() - t:.3f} s"
+    )
+    warm = []
+    for _ in range(3):
+        t = time.perf_counter()
+        ours = TfidfVectorizer()
+        X = ours.fit_transform(docs)
+        warm.append(time.perf_counter() - t)
+    counting = []
+    for _ in range(3):
+        t = time.perf_counter()
+        TfidfVectorizer()._count_vocab(docs, False)
+        counting.append(time.perf_counter() - t)
+    print(
+        f"gpuml warm: median {np.median(warm):.3f} s (min {min(warm):.3f}, max "
+        f"{max(warm):.3f}); its _count_vocab alone {np.median(counting):.3f} s; "
+        f"{len(ours.vocabulary_):,} terms, nnz {X.nnz:,}"
+    )
+    if run_sklearn:
+        t = time.perf_counter()
+        sk = Sk()
+        want = sk.fit_transform(docs)
+        elapsed = time.perf_counter() - t
+        same_vocabulary = list(ours.vocabulary_.items()) == list(sk.vocabulary_.items())
+        same = (
+            np.array_equal(X.indptr, want.indptr)
+            and np.array_equal(X.indices, want.indices)
+            and np.allclose(X.data, want.data, rtol=1e-12, atol=0)
+        )
+        print(
+            f"scikit-learn: {elapsed:.2f} s; ratio {elapsed / np.median(warm):.1f}x; "
+            f"same vocabulary_: {same_vocabulary}; same matrix: {same}; "
+            f"bit-identical values: {np.array_equal(X.data, want.data)}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=N_DOCS)
@@ -185,7 +237,10 @@ def main() -> None:
         action="store_true",
         help="non-ASCII corpus; times default settings and strip_accents='unicode'",
     )
+    parser.add_argument("--tfidf", action="store_true", help="TfidfVectorizer")
     args = parser.parse_args()
+    if args.tfidf:
+        return tfidf(args.docs, not args.no_sklearn)
     if args.child:
         return child(args.docs)
     if args.accented:

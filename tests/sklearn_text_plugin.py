@@ -2,18 +2,24 @@
 
 ``python -m pytest -p tests.sklearn_text_plugin <sklearn>/feature_extraction/
 tests/test_text.py`` runs scikit-learn's ``test_text.py`` with
-``HashingVectorizer`` and ``TfidfTransformer`` replaced by gpuml's in
-``sklearn.feature_extraction.text`` itself, before the test module imports
-it: its own tests of the classes, and scikit-learn's ``TfidfVectorizer``,
-which builds its transformer from that module's name, computing through
-gpuml's. ``tests/feature_extraction/test_sklearn_text_suite.py`` runs it.
+``CountVectorizer``, ``HashingVectorizer``, ``TfidfTransformer`` and
+``TfidfVectorizer`` replaced by gpuml's in ``sklearn.feature_extraction.text``
+itself, before the test module imports it: its own tests of the classes
+(and gpuml's ``TfidfVectorizer`` builds its transformer from that module's
+name, so it computes through gpuml's ``TfidfTransformer``).
+``tests/feature_extraction/test_sklearn_text_suite.py`` runs it.
 """
 
 import sklearn.feature_extraction.text
 
 import gpuml.feature_extraction.text
 
-SWAPPED = ("HashingVectorizer", "TfidfTransformer")
+SWAPPED = (
+    "CountVectorizer",
+    "HashingVectorizer",
+    "TfidfTransformer",
+    "TfidfVectorizer",
+)
 
 for _name in SWAPPED:
     setattr(

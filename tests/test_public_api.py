@@ -51,7 +51,7 @@ def test_subpackages_exist():
         ("gpuml.preprocessing", "MinMaxScaler", "sklearn.preprocessing"),
         (
             "gpuml.feature_extraction.text",
-            "CountVectorizer",
+            "strip_accents_unicode",
             "sklearn.feature_extraction.text",
         ),
         ("gpuml.metrics", "silhouette_score", "sklearn.metrics"),

@@ -93,6 +93,8 @@ MODULES: dict[str, tuple[str, ...]] = {
             for t in _FLOAT_TYPES
             for i in _LABEL_TYPES
         ),
+        # CountVectorizer's integer counts
+        *(f"csr_write<{t}, {i}>" for t in _LABEL_TYPES for i in _LABEL_TYPES),
         *(f"csr_indptr<{i}>" for i in _LABEL_TYPES),
     ),
     **{
@@ -107,6 +109,9 @@ MODULES: dict[str, tuple[str, ...]] = {
                 "hash_char_ngrams",
                 "char_wb_counts",
                 "hash_char_wb_ngrams",
+                "fingerprint_word_ngrams",
+                "fingerprint_documents",
+                "word_ngram_write",
             )
         )
         for module, c in (

@@ -1,10 +1,9 @@
-"""scikit-learn's own text tests pass against gpuml's HashingVectorizer and
-TfidfTransformer.
+"""scikit-learn's own text tests pass against gpuml's CountVectorizer,
+HashingVectorizer, TfidfTransformer and TfidfVectorizer.
 
 ``sklearn/feature_extraction/tests/test_text.py`` runs in a subprocess with
-gpuml's classes swapped in (``tests/sklearn_text_plugin.py``), which also puts
-it inside scikit-learn's ``TfidfVectorizer``; every test must pass. The
-count was taken with scikit-learn 1.9.1.
+gpuml's classes swapped in (``tests/sklearn_text_plugin.py``); every test
+must pass. The count was taken with scikit-learn 1.9.1.
 """
 
 from __future__ import annotations

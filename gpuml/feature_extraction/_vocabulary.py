@@ -1,0 +1,186 @@
+"""The device side of CountVectorizer: vocabularies and count matrices.
+
+Builds on :mod:`gpuml.feature_extraction._text_device` (documents on the
+device, word tokens) with the kernels of ``gpuml/_cuda/text.cu``'s
+vocabulary section. Each word n-gram gets a 128-bit fingerprint of its UTF-8
+bytes (four MurmurHash3 hashes): ``fp1`` to sort on, ``fp2`` to check. Then:
+
+- learning a vocabulary: the fingerprints are sorted (``cupy.argsort``,
+  compiled into CuPy) and grouped, one term per group; each term's lowest
+  rank in the order scikit-learn's analyzer emits n-grams gives its column
+  in scikit-learn's first-seen order, and its first occurrence's characters
+  (written on the device, each followed by a NUL) its name. A group whose
+  ``fp2`` differ is a collision of ``fp1``: the functions return ``None``
+  and the caller uses scikit-learn's code (two different n-grams would have
+  to share all 128 bits to be counted as one);
+- a given vocabulary: its terms are fingerprinted on the device and each
+  n-gram is looked up by binary search;
+- the count matrix: one sorted key per n-gram (document, column) and the
+  CSR assembly of the hashing vectorizer (:func:`_text_device.assemble`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuml import _cuda
+from gpuml._array import device_to_host
+from gpuml._backend import get_cupy
+from gpuml.feature_extraction import _text_device as device
+
+
+@dataclass
+class WordNgrams:
+    """The word n-grams of some documents on the device: per slot (token
+    times n-gram size) ``fp1``, ``fp2``, ``rank``, ``doc``; the tokens."""
+
+    documents: device.Documents
+    token_start: object
+    token_end: object
+    ngram_range: tuple[int, int]
+    fp1: object
+    fp2: object
+    rank: object
+    doc: object
+
+    @property
+    def n_slots(self) -> int:
+        return self.fp1.shape[0]
+
+
+def word_ngrams(
+    documents: device.Documents, min_length: int, ngram_range
+) -> WordNgrams:
+    """Tokenize (the default token pattern) and fingerprint every n-gram."""
+    cupy = get_cupy()
+    token_start, token_end, doc_tokens = device._word_tokens(documents, min_length)
+    min_n, max_n = ngram_range
+    n_tokens = token_start.shape[0]
+    n_slots = n_tokens * (max_n - min_n + 1)
+    fp1 = cupy.empty(n_slots, dtype=cupy.uint64)
+    fp2 = cupy.empty(n_slots, dtype=cupy.uint64)
+    rank = cupy.empty(n_slots, dtype=cupy.int64)
+    doc = cupy.empty(n_slots, dtype=cupy.int64)
+    args = (
+        documents.text,
+        np.int32(documents.lower),
+        token_start,
+        token_end,
+        np.int64(n_tokens),
+        doc_tokens,
+        np.int64(documents.n_docs),
+        np.int32(min_n),
+        np.int32(max_n),
+        fp1,
+        fp2,
+        rank,
+        doc,
+    )
+    device._launch(f"fingerprint_word_ngrams<{documents.ctype}>", n_tokens, args)
+    return WordNgrams(
+        documents, token_start, token_end, tuple(ngram_range), fp1, fp2, rank, doc
+    )
+
+
+def _flag():
+    return get_cupy().asarray(np.zeros(1, dtype=np.int32))
+
+
+def learn(ngrams: WordNgrams):
+    """The vocabulary of the n-grams: ``(terms, keys)``, the terms (str) in
+    scikit-learn's first-seen order and the count matrix's keys with those
+    columns; ``None`` on a fingerprint collision."""
+    cupy = get_cupy()
+    n = ngrams.n_slots
+    order = cupy.argsort(ngrams.fp1)
+    sorted_fp1 = _cuda.take_rows(ngrams.fp1, order)
+    heads = cupy.empty(n, dtype=cupy.int32)
+    device._launch("term_heads", n, (sorted_fp1, np.int64(n), heads))
+    positions = device.exclusive_scan(heads)
+    n_terms = int(positions[-1])
+    term_of_slot = cupy.empty(n, dtype=cupy.int64)
+    head_slot = cupy.empty(n_terms, dtype=cupy.int64)
+    first_rank = cupy.asarray(np.full(n_terms, np.iinfo(np.int64).max))
+    args = (order, sorted_fp1, positions, ngrams.rank, np.int64(n))
+    device._launch("term_records", n, (*args, term_of_slot, head_slot, first_rank))
+    rep_slot = cupy.empty(n_terms, dtype=cupy.int64)
+    collision = _flag()
+    args = (order, sorted_fp1, ngrams.fp2, positions, head_slot, ngrams.rank)
+    device._launch(
+        "term_check", n, (*args, first_rank, np.int64(n), rep_slot, collision)
+    )
+    if int(collision.get()[0]):
+        return None
+    # Columns in first-seen order: terms ranked by their first occurrence.
+    first_seen = np.argsort(first_rank.get(), kind="stable")
+    column_of_term = np.empty(n_terms, dtype=np.int64)
+    column_of_term[first_seen] = np.arange(n_terms)
+    reps = _cuda.take_rows(rep_slot, cupy.asarray(first_seen))
+    terms = _word_ngram_strings(ngrams, reps)
+    keys = cupy.empty(n, dtype=cupy.int64)
+    args = (term_of_slot, ngrams.doc, cupy.asarray(column_of_term), np.int64(n))
+    device._launch("count_keys", n, (*args, keys))
+    return terms, keys
+
+
+def _word_ngram_strings(ngrams: WordNgrams, slots) -> list[str]:
+    """The n-grams at ``slots``, as str."""
+    cupy = get_cupy()
+    docs = ngrams.documents
+    n = slots.shape[0]
+    if n == 0:
+        return []
+    min_n, max_n = ngrams.ngram_range
+    lengths = cupy.empty(n, dtype=cupy.int32)
+    bounds = (ngrams.token_start, ngrams.token_end, np.int32(min_n))
+    n_sizes = np.int32(max_n - min_n + 1)
+    args = (slots, np.int64(n), *bounds, n_sizes, lengths)
+    device._launch("word_ngram_lengths", n, args)
+    positions = device.exclusive_scan(lengths)
+    out = cupy.empty(int(positions[-1]), dtype=docs.text.dtype)
+    args = (docs.text, np.int32(docs.lower), slots, np.int64(n), *bounds, n_sizes)
+    device._launch(f"word_ngram_write<{docs.ctype}>", n, (*args, positions, out))
+    raw = device_to_host(out)
+    text = raw.tobytes().decode("ascii" if raw.dtype == np.uint8 else "utf-32-le")
+    return text.split("\0")[:-1]
+
+
+def vocabulary_table(terms: list[str]):
+    """A given vocabulary's terms fingerprinted on the device: ``(fp1
+    sorted, fp2, rows)`` where ``rows`` are the terms' positions in
+    ``terms``; ``None`` if two terms share an ``fp1`` (or a term cannot be
+    encoded)."""
+    cupy = get_cupy()
+    try:
+        docs = device.upload(terms, lowercase=False, strip_accents=None)
+    except UnicodeEncodeError:
+        return None
+    n = len(terms)
+    fp1 = cupy.empty(n, dtype=cupy.uint64)
+    fp2 = cupy.empty(n, dtype=cupy.uint64)
+    args = (docs.text, docs.offsets, np.int64(n), fp1, fp2)
+    device._launch(f"fingerprint_documents<{docs.ctype}>", n, args)
+    order = cupy.argsort(fp1)
+    sorted_fp1 = _cuda.take_rows(fp1, order)
+    duplicate = _flag()
+    device._launch("any_equal_neighbours", n, (sorted_fp1, np.int64(n), duplicate))
+    if int(duplicate.get()[0]):
+        return None
+    return sorted_fp1, _cuda.take_rows(fp2, order), order
+
+
+def lookup(ngrams: WordNgrams, table, columns):
+    """The count matrix's keys for a given vocabulary (``table`` from
+    :func:`vocabulary_table`, ``columns`` the column of each of its terms,
+    in the order of its ``terms``)."""
+    cupy = get_cupy()
+    sorted_fp1, sorted_fp2, order = table
+    vocab_column = _cuda.take_rows(cupy.asarray(columns), order)
+    n = ngrams.n_slots
+    keys = cupy.empty(n, dtype=cupy.int64)
+    args = (ngrams.fp1, ngrams.fp2, ngrams.doc, np.int64(n))
+    vocab = (sorted_fp1, sorted_fp2, vocab_column, np.int64(sorted_fp1.shape[0]))
+    device._launch("lookup_terms", n, (*args, *vocab, keys))
+    return keys

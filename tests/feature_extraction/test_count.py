@@ -1,0 +1,198 @@
+"""CountVectorizer and TfidfVectorizer against scikit-learn's, on each device.
+
+Fresh random corpora (those of the hashing tests: accented and non-Latin
+UTF-8, capital sigmas, emoji, empty documents, long tokens, whitespace of
+every kind, and their ASCII versions) under a random sample of settings:
+``vocabulary_`` must equal scikit-learn's, in the same order, and the
+matrices must be identical (type, shape, dtypes, structure, the order of
+the indices within rows, the bits of every value), from ``fit_transform``
+and from ``transform``. On the GPU this checks the device's vocabulary and
+counts; on the CPU, gpuml's classes are scikit-learn's code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
+from sklearn.feature_extraction.text import TfidfVectorizer as SkTfidfVectorizer
+from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+from sklearn.pipeline import make_pipeline
+
+from gpuml import config_context
+from gpuml.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from gpuml.linear_model import LogisticRegression
+from gpuml.model_selection import GridSearchCV
+from tests.conftest import DEVICES
+from tests.feature_extraction.test_hashing import assert_identical, make_corpus
+
+_SETTING_SPACE = dict(
+    lowercase=[True, False],
+    strip_accents=[None, "ascii", "unicode"],
+    ngram_range=[(1, 1), (1, 3), (2, 2), (1, 2)],
+    token_pattern=[r"(?u)\b\w\w+\b", r"(?u)\b\w+\b"],
+    min_df=[1, 2, 0.1],
+    max_df=[1.0, 0.6, 25],
+    max_features=[None, 5, 40],
+    binary=[False, True],
+    dtype=[np.int64, np.float32, np.float64, np.int32],
+)
+
+
+def random_settings(rng, n: int) -> list[dict]:
+    return [
+        {k: v[int(rng.integers(len(v)))] for k, v in _SETTING_SPACE.items()}
+        for _ in range(n)
+    ]
+
+
+def assert_same_fit(got, want):
+    """The fitted vectorizers' vocabularies: same items in the same order."""
+    assert list(got.vocabulary_.items()) == list(want.vocabulary_.items())
+    assert got.fixed_vocabulary_ == want.fixed_vocabulary_
+
+
+def fit_both(settings, docs, device, sk_class=SkCountVectorizer, cls=CountVectorizer):
+    """scikit-learn's and gpuml's vectorizer fitted on ``docs``, with their
+    ``fit_transform`` outputs; a ValueError of scikit-learn's must be gpuml's."""
+    sk = sk_class(**settings)
+    try:
+        want = sk.fit_transform(docs)
+    except ValueError as error:
+        with config_context(device=device), pytest.raises(ValueError) as raised:
+            cls(**settings).fit_transform(docs)
+        assert str(raised.value) == str(error)
+        return None
+    with config_context(device=device):
+        ours = cls(**settings)
+        got = ours.fit_transform(docs)
+    assert_identical(got, want)
+    assert_same_fit(ours, sk)
+    return sk, ours
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_matches_sklearn_on_random_settings(device, rng):
+    corpus = make_corpus(rng, 40)
+    ascii_corpus = [doc.encode("ascii", "ignore").decode() for doc in corpus]
+    other = make_corpus(rng, 12)
+    for settings in random_settings(rng, 30):
+        for docs in (corpus, ascii_corpus):
+            fitted = fit_both(settings, docs, device)
+            if fitted is None:
+                continue
+            sk, ours = fitted
+            with config_context(device=device):
+                assert_identical(ours.transform(other), sk.transform(other))
+                assert_identical(ours.transform(docs), sk.transform(docs))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_many_documents(device, rng):
+    """Thousands of documents over a few hundred words: long token runs
+    cross the kernels' tiles, terms recur in many documents."""
+    words = [
+        "".join(rng.choice(list("abcdeéxyzΣ"), size=int(rng.integers(1, 9))))
+        for _ in range(400)
+    ]
+    docs = [
+        " ".join(rng.choice(words, size=int(rng.integers(0, 60)))) for _ in range(3000)
+    ]
+    for settings in (
+        dict(),
+        dict(ngram_range=(1, 2), min_df=3, max_df=0.5),
+        dict(max_features=100, binary=True),
+    ):
+        sk, ours = fit_both(settings, docs, device)
+        with config_context(device=device):
+            assert_identical(ours.transform(docs[:100]), sk.transform(docs[:100]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_given_vocabulary(device, rng):
+    corpus = make_corpus(rng, 30)
+    learned = SkCountVectorizer(ngram_range=(1, 2)).fit(corpus).vocabulary_
+    extra = ["absent term", "x²", "", "UPPER"]
+    terms = list(dict.fromkeys(sorted(learned)[::3] + extra))
+    vocabularies = [
+        terms,
+        {term: i for i, term in enumerate(reversed(terms))},
+        set(terms[:10]),
+    ]
+    for vocabulary in vocabularies:
+        settings = dict(vocabulary=vocabulary, ngram_range=(1, 2), lowercase=False)
+        sk, ours = fit_both(settings, corpus, device)
+        with config_context(device=device):
+            assert_identical(ours.transform(corpus[:7]), sk.transform(corpus[:7]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tfidf_vectorizer(device, rng):
+    corpus = make_corpus(rng, 40)
+    for settings in (
+        dict(),
+        dict(ngram_range=(1, 2), sublinear_tf=True, norm="l1"),
+        dict(smooth_idf=False, use_idf=True, min_df=2, dtype=np.float32),
+        dict(max_features=20, norm=None, binary=True),
+    ):
+        sk, ours = fit_both(
+            settings, corpus, device, SkTfidfVectorizer, TfidfVectorizer
+        )
+        np.testing.assert_array_equal(ours.idf_, sk.idf_)
+        with config_context(device=device):
+            assert_identical(ours.transform(corpus[:9]), sk.transform(corpus[:9]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_host_settings(device, rng):
+    """Settings the device does not analyze: scikit-learn's code."""
+    corpus = make_corpus(rng, 30)
+    for settings in (
+        dict(analyzer="char", ngram_range=(1, 3)),
+        dict(analyzer="char_wb", ngram_range=(2, 3)),
+        dict(stop_words="english"),
+        dict(tokenizer=str.split, token_pattern=None),
+        dict(analyzer=lambda doc: doc.split()),
+        dict(dtype=np.int16),
+    ):
+        fit_both(settings, corpus, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_errors_match_sklearn(device):
+    cases = [
+        (dict(), ["", " ", "a b c"], "empty vocabulary"),
+        (dict(min_df=2), ["one two", "three four"], "After pruning, no terms remain"),
+        (dict(max_df=1, min_df=2), ["ab bc", "bc cd"], "max_df corresponds to"),
+        (dict(ngram_range=(2, 1)), ["a b"], "lower boundary larger"),
+    ]
+    for settings, docs, message in cases:
+        with pytest.raises(ValueError, match=message):
+            SkCountVectorizer(**settings).fit_transform(docs)
+        with config_context(device=device), pytest.raises(ValueError, match=message):
+            CountVectorizer(**settings).fit_transform(docs)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_pipeline_search_matches_sklearn(device, rng):
+    """The text pipeline searched over C: scikit-learn's search of
+    scikit-learn's pipeline and gpuml's search of gpuml's agree."""
+    topics = [["gpu", "cuda", "kernel", "memory"], ["cat", "dog", "fish", "bird"]]
+    y = rng.integers(0, 2, size=120)
+    docs = [
+        " ".join(rng.choice(topics[label] + ["the", "a", "of"], size=12)) for label in y
+    ]
+    grid = {"logisticregression__C": [0.01, 1.0, 100.0]}
+    from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+    want = SkGridSearchCV(
+        make_pipeline(SkTfidfVectorizer(), SkLogisticRegression()), grid, cv=3
+    ).fit(docs, y)
+    with config_context(device=device):
+        got = GridSearchCV(
+            make_pipeline(TfidfVectorizer(), LogisticRegression()), grid, cv=3
+        ).fit(docs, y)
+    assert got.best_params_ == want.best_params_
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"], want.cv_results_["mean_test_score"]
+    )
