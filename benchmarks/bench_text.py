@@ -41,8 +41,13 @@ N_DOCS, N_WORDS, VOCABULARY = 200_000, 120, 50_000
 
 
 def make_corpus(
-    n_docs: int = N_DOCS, n_words: int = N_WORDS, seed: int = 0, accented: bool = False
+    n_docs: int = N_DOCS,
+    n_words: int = N_WORDS,
+    seed: int = 0,
+    accented: bool = False,
+    return_ids: bool = False,
 ):
+    """The documents (and, with ``return_ids``, each one's word ids)."""
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     lengths = rng.integers(2, 11, size=VOCABULARY)
@@ -64,7 +69,8 @@ def make_corpus(
     weights = 1.0 / np.arange(1, VOCABULARY + 1) ** 0.9
     ids = rng.choice(VOCABULARY, size=(n_docs, n_words), p=weights / weights.sum())
     words = vocabulary[ids]
-    return [" ".join(row) for row in words]
+    docs = [" ".join(row) for row in words]
+    return (docs, ids) if return_ids else docs
 
 
 def _sync():

@@ -60,7 +60,7 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.base import DeviceCacheMixin
-from gpuml.linear_model._optimize import lbfgs
+from gpuml.linear_model._optimize import WIDE, WIDE_CHUNK, lbfgs
 from gpuml.metrics._base import type_of_target
 
 
@@ -149,6 +149,9 @@ class _LogisticLoss:
 
     def __init__(self, X, y, n_classes, weights, inverse_C, fit_intercept, xp):
         self.X, self.xp = X, xp
+        # X' for the gradient's pass: a device CSR matrix's transpose is a
+        # CSC view, which cuSPARSE multiplies slowly; converted once here.
+        self.XT = X.T.tocsr() if xp is not np and is_sparse(X) else X.T
         self.n_rows = 1 if n_classes == 2 else n_classes
         self.n_features = X.shape[1]
         self.fit_intercept = fit_intercept
@@ -231,7 +234,7 @@ class _LogisticLoss:
             residual = (xp.exp(shifted - norm) - target) * weights[:, :, None]
             residual = residual.reshape(n, k * rows)
             loss_sum = self.ones @ loss
-        grad_W = self.X.T @ _as_dtype(residual, dtype, xp)  # (p, k * rows)
+        grad_W = self.XT @ _as_dtype(residual, dtype, xp)  # (p, k * rows)
         grad_b = self._sums(residual)  # (k * rows,)
         return self._finish(params, grad_W, grad_b, loss_sum)
 
@@ -250,6 +253,8 @@ class _LogisticLoss:
         if xp is not np:
             value, grad = xp.empty(k), xp.empty((k, d))
             grad_W = _cuda.cast(xp.ascontiguousarray(grad_W), xp.float64)
+            if d >= WIDE:  # many coefficients: each row over many blocks
+                return self._finish_wide(params, grad_W, grad_b, loss_sum, value, grad)
             _cuda.kernel("linear", "logistic_finish")(
                 (k,),
                 (256,),
@@ -276,6 +281,20 @@ class _LogisticLoss:
             grad[:, rows * p :] = grad_b.reshape(k, rows)
         value = loss_sum + 0.5 * self.inverse_C * (coef * coef).sum(axis=1)
         return value / self.total, grad / self.total[:, None]
+
+    def _finish_wide(self, params, grad_W, grad_b, loss_sum, value, grad):
+        """:meth:`_finish` on a GPU for rows of :data:`WIDE` entries or more."""
+        xp = self.xp
+        k, d = params.shape
+        squares = xp.zeros(k)  # a memset: no kernel
+        args = (params, xp.ascontiguousarray(grad_W), grad_b, self.inverse_C)
+        args += (self.total, np.int32(self.n_rows), np.int64(self.n_features))
+        args += (np.int32(self.fit_intercept), np.int32(k), squares, grad)
+        grid = (-(-d // WIDE_CHUNK), k)
+        _cuda.kernel("linear", "logistic_wide_finish")(grid, (256,), args)
+        args = (loss_sum, self.inverse_C, self.total, squares, np.int32(k), value)
+        _cuda.launch("linear", "logistic_wide_value", k, args)
+        return value, grad
 
 
 def _as_float64(values, xp: ModuleType):

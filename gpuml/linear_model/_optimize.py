@@ -293,6 +293,15 @@ class _Row:
 # -- the vector work: GPU kernels and their NumPy twins ---------------------
 
 _THREADS = 256
+# Rows of at least this many entries use the "wide" kernels, which spread
+# each row over many blocks (one block per row left an H100 mostly idle on a
+# sparse problem's 2**20 coefficients: 48 ms per direction for 12 rows).
+WIDE = 2**15
+WIDE_CHUNK = 256 * 8  # linear.cu's WIDE_CHUNK
+
+
+def _wide_grid(k: int, n: int) -> tuple[int, int]:
+    return (-(-n // WIDE_CHUNK), k)
 
 
 def _direction(g, S, Y, memory: np.ndarray, xp):
@@ -302,6 +311,8 @@ def _direction(g, S, Y, memory: np.ndarray, xp):
     lengths come back as host lists.
     """
     k, m, n = S.shape
+    if xp is not np and n >= WIDE:
+        return _wide_direction(g, S, Y, memory, xp)
     if xp is not np:
         out = xp.empty_like(g)
         dots = xp.empty((k, 2))
@@ -328,8 +339,43 @@ def _direction(g, S, Y, memory: np.ndarray, xp):
     return out, np.einsum("ij,ij->i", g, out).tolist(), (out * out).sum(1).tolist()
 
 
+def _wide_direction(g, S, Y, memory: np.ndarray, xp):
+    """:func:`_direction` for wide rows: one launch per step of the two-loop
+    recursion, each spread over ``(chunks, rows)`` blocks."""
+    k, m, n = S.shape
+    grid, block = _wide_grid(k, n), (_THREADS,)
+    pairs = int(memory[:, m + 2].max()) if k else 0
+    table = xp.asarray(memory)
+    q = _cuda.copy(g)
+    alpha = xp.empty((k, m))
+    dots = xp.zeros((2 * pairs + 1, k))  # a memset: no kernel
+    dot = _cuda.kernel("linear", "lbfgs_wide_dot")
+    update = _cuda.kernel("linear", "lbfgs_wide_update")
+    shape = (table, np.int32(m), np.int64(n))
+    steps = [(t, 0, S) for t in reversed(range(pairs))]
+    steps += [(m, -1, None)]  # q *= gamma (no row holds pair m)
+    steps += [(t, 1, Y) for t in range(pairs)]
+    for i, (t, second, A) in enumerate(steps):
+        row_dots = dots[i]
+        if A is not None:
+            dot(grid, block, (A, q, *shape, np.int32(t), row_dots))
+        args = (S, Y, *shape, np.int32(t), np.int32(second == 1))
+        args += (np.int32(second == -1), row_dots, alpha, q)
+        update(grid, block, args)
+    out = xp.zeros((k, 2))
+    _cuda.kernel("linear", "lbfgs_wide_finish")(grid, block, (g, np.int64(n), q, out))
+    slope, length = to_host(out).T.tolist()
+    return q, slope, length
+
+
 def _stats(f, g_new, g, direction, xp) -> list[list[float]]:
     """Host lists ``[f, g_new.d, max |g_new|, |g_new - g|^2]``, one transfer."""
+    if xp is not np and g_new.shape[1] >= WIDE:
+        k, n = g_new.shape
+        out = xp.zeros((k, 4))
+        args = (f, g_new, g, direction, np.int64(n), out)
+        _cuda.kernel("linear", "lbfgs_wide_stats")(_wide_grid(k, n), (_THREADS,), args)
+        return to_host(out).T.tolist()
     if xp is not np:
         k, n = g_new.shape
         out = xp.empty((k, 4))

@@ -42,7 +42,7 @@ from gpuml._sklearn_compat import routing_enabled
 from gpuml.base import BatchUnsupported, accepts_device_input
 from gpuml.model_selection._batch import Group, batch_scorers, final_step, is_pipeline
 from gpuml.model_selection._callbacks import NO_HOOKS
-from gpuml.model_selection._data import DataView
+from gpuml.model_selection._data import DataView, upload
 from gpuml.model_selection._results import (
     Deferred,
     Options,
@@ -466,6 +466,7 @@ def evaluate_pipeline_groups(
     except Exception as exc:  # the Pipeline's fit raises it: every fit fails
         prefix_params, final_params, params_error = {}, {}, exc
     members = [member for group in groups for member in group.members]
+    lead = _lead_output(prefix, prefix_params, view)
     batched = {}
     for position, group in enumerate(groups):
         configured = clone(pipeline).set_params(**clone(group.fixed, safe=False))
@@ -480,14 +481,18 @@ def evaluate_pipeline_groups(
         fold_prefix_params = view.rows_of(prefix_params, train)
         fold_final_params = view.rows_of(final_params, train)
         start = time.perf_counter()
-        fitted_prefix = clone(prefix)
         try:
             if params_error is not None:  # the same error text on every fold
                 raise params_error.with_traceback(None)
-            Xt_train = fitted_prefix.fit_transform(
-                X_train, y_train, **fold_prefix_params
+            fitted_prefix, Xt_train, Xt_test = _fit_prefix(
+                prefix,
+                lead,
+                view,
+                (train, test),
+                (X_train, X_test),
+                y_train,
+                fold_prefix_params,
             )
-            Xt_test = fitted_prefix.transform(X_test)
             synchronize(view.xp)
         except Exception:
             if options.error_score == "raise":
@@ -543,6 +548,64 @@ def evaluate_pipeline_groups(
                     split=split,
                     hooks=hooks,
                 )
+
+
+def _rowwise_stateless(step) -> bool:
+    """Whether a step's output for some rows is those rows of its output for
+    all rows, whatever it was fitted on: a stateless transformer of each
+    sample alone. Only the hashing vectorizers (scikit-learn's and gpuml's)
+    are known to be; a stateless ``FunctionTransformer`` may mix rows."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return isinstance(step, HashingVectorizer)
+
+
+def _lead_output(prefix, prefix_params: dict, view):
+    """``(fitted steps, output)`` of the prefix's leading row-wise stateless
+    steps (see :func:`_rowwise_stateless`) on every row of the search, in the
+    view's namespace (on the device for a device search): computed once for
+    all folds and candidates that share the prefix, where each fold would
+    compute it for its own rows. ``None`` when there are no such steps, fit
+    parameters go to the prefix, or the steps fail (each fold then fits the
+    prefix itself and meets the error as it would have).
+    """
+    steps = []
+    for name, step in prefix.steps:
+        if not _rowwise_stateless(step):
+            break
+        steps.append((name, clone(step)))
+    if not steps or prefix_params:
+        return None
+    Xt = view.X
+    try:
+        for _, step in steps:
+            Xt = step.fit_transform(Xt, view.y)
+        if view.xp is not None and view.xp is not np:
+            Xt = upload(Xt, view.xp)
+    except Exception:
+        return None
+    return steps, Xt
+
+
+def _fit_prefix(prefix, lead, view, indices, X_pair, y_train, fit_params):
+    """The prefix fitted on a fold's training rows, and the fold's training
+    and test rows transformed: ``(fitted prefix, Xt_train, Xt_test)``.
+    With ``lead`` (:func:`_lead_output`), the leading steps' output is
+    sliced and only the steps after them are fitted."""
+    fitted = clone(prefix)
+    if lead is None:
+        Xt_train = fitted.fit_transform(X_pair[0], y_train, **fit_params)
+        return fitted, Xt_train, fitted.transform(X_pair[1])
+    steps, Xt = lead
+    Xt_train, Xt_test = view.take(Xt, indices[0]), view.take(Xt, indices[1])
+    rest = []
+    if len(fitted.steps) > len(steps):
+        tail = fitted[len(steps) :]
+        Xt_train = tail.fit_transform(Xt_train, y_train, **fit_params)
+        Xt_test = tail.transform(Xt_test)
+        rest = tail.steps  # fitted (clones of them, with a Pipeline memory)
+    fitted.steps = [*steps, *rest]
+    return fitted, Xt_train, Xt_test
 
 
 @dataclass

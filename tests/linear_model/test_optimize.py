@@ -153,13 +153,19 @@ def _memory(rng, k, m, d):
 
 
 @pytest.mark.gpu
-def test_vector_kernels_match_numpy(rng):
-    """The three L-BFGS kernels against their NumPy twins."""
+@pytest.mark.parametrize("wide, d", [(False, 300), (True, 300), (True, 5000)])
+def test_vector_kernels_match_numpy(rng, monkeypatch, wide, d):
+    """The three L-BFGS kernels against their NumPy twins; ``wide``: the
+    kernels for long rows (each row over many blocks), made to run here by
+    lowering their threshold, on rows of one chunk or several."""
     import cupy
 
+    from gpuml.linear_model import _optimize
     from gpuml.linear_model._optimize import _advance, _stats
 
-    k, m, d = 3, 5, 300
+    if wide:
+        monkeypatch.setattr(_optimize, "WIDE", 1)
+    k, m = 3, 5
     g = rng.normal(size=(k, d))
     S, Y, table = _memory(rng, k, m, d)
     direction, slope, length = _direction(g, S, Y, table, np)
@@ -213,10 +219,17 @@ def test_gpu_rows_match_cpu_rows(rng):
 
 
 @pytest.mark.gpu
-def test_loss_kernels_match_numpy(rng):
+@pytest.mark.parametrize("wide", [False, True])
+def test_loss_kernels_match_numpy(rng, monkeypatch, wide):
+    """The loss's kernels against NumPy; ``wide``: the finishing kernels for
+    long parameter rows, made to run here by lowering their threshold."""
     import cupy
 
+    from gpuml.linear_model import _logistic
     from gpuml.linear_model._logistic import _binary_terms, _LogisticLoss
+
+    if wide:
+        monkeypatch.setattr(_logistic, "WIDE", 1)
 
     raw = rng.normal(scale=30, size=(50, 3))
     intercept = rng.normal(size=3)
