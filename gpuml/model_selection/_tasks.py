@@ -37,7 +37,7 @@ from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import get_routing_for_object, process_routing
 
-from gpuml._array import to_host
+from gpuml._array import compute_namespace, namespace_of, to_host
 from gpuml._sklearn_compat import routing_enabled
 from gpuml.base import BatchUnsupported, accepts_device_input
 from gpuml.model_selection._batch import Group, batch_scorers, final_step, is_pipeline
@@ -466,7 +466,7 @@ def evaluate_pipeline_groups(
     except Exception as exc:  # the Pipeline's fit raises it: every fit fails
         prefix_params, final_params, params_error = {}, {}, exc
     members = [member for group in groups for member in group.members]
-    lead = _lead_output(prefix, prefix_params, view)
+    lead = _lead_output(pipeline, prefix_params, view)
     batched = {}
     for position, group in enumerate(groups):
         configured = clone(pipeline).set_params(**clone(group.fixed, safe=False))
@@ -508,6 +508,9 @@ def evaluate_pipeline_groups(
                 hooks.end(index, split, (X_train, y_train, {}))
             continue
         prefix_time = (time.perf_counter() - start) / len(members)
+        final_y = (y_train, y_test)
+        if lead is not None and lead.y is not None:  # the batched fits' labels
+            final_y = (view.take(lead.y, train), view.take(lead.y, test))
         fold = _PipelineFold(
             name,
             fitted_prefix,
@@ -516,6 +519,7 @@ def evaluate_pipeline_groups(
             (Xt_train, Xt_test),
             fold_final_params,
             prefix_time,
+            final_y,
         )
         for position, group in enumerate(groups):
             if position in batched:
@@ -560,31 +564,54 @@ def _rowwise_stateless(step) -> bool:
     return isinstance(step, HashingVectorizer)
 
 
-def _lead_output(prefix, prefix_params: dict, view):
-    """``(fitted steps, output)`` of the prefix's leading row-wise stateless
-    steps (see :func:`_rowwise_stateless`) on every row of the search, in the
-    view's namespace (on the device for a device search): computed once for
+@dataclass
+class _Lead:
+    """The leading row-wise stateless steps of a Pipeline's prefix, fitted,
+    their ``output`` on every row, and ``y`` on the device when that output
+    was moved there from a host view (else None)."""
+
+    steps: list
+    output: object
+    y: object = None
+
+
+def _lead_output(pipeline, prefix_params: dict, view) -> _Lead | None:
+    """The prefix's leading row-wise stateless steps (see
+    :func:`_rowwise_stateless`) applied to every row of the search once, for
     all folds and candidates that share the prefix, where each fold would
-    compute it for its own rows. ``None`` when there are no such steps, fit
-    parameters go to the prefix, or the steps fail (each fold then fits the
-    prefix itself and meets the error as it would have).
+    apply them to its own rows. Their output goes to the device when the
+    search computes there and every later step takes device data (gpuml's
+    estimators), even from a host view (text stays on the host): the folds
+    are then sliced, fitted and scored on the device. ``None`` when there
+    are no such steps, fit parameters go to the prefix, or the steps fail
+    (each fold then fits the prefix itself and meets the error as it would
+    have).
     """
     steps = []
-    for name, step in prefix.steps:
+    for name, step in pipeline.steps[:-1]:
         if not _rowwise_stateless(step):
             break
         steps.append((name, clone(step)))
     if not steps or prefix_params:
         return None
+    rest = pipeline[len(steps) :]
+    xp = view.xp if view.xp is not None else np
+    moved = False
+    if xp is np and accepts_device_input(rest):
+        xp = compute_namespace()
+        moved = xp is not np
     Xt = view.X
     try:
         for _, step in steps:
             Xt = step.fit_transform(Xt, view.y)
-        if view.xp is not None and view.xp is not np:
-            Xt = upload(Xt, view.xp)
+        if xp is not np:
+            Xt = upload(Xt, xp)
     except Exception:
         return None
-    return steps, Xt
+    y = upload(view.y, xp) if moved else None
+    if y is not None and namespace_of(y) is np:  # labels that stay on the host
+        y = None
+    return _Lead(steps, Xt, y)
 
 
 def _fit_prefix(prefix, lead, view, indices, X_pair, y_train, fit_params):
@@ -596,7 +623,7 @@ def _fit_prefix(prefix, lead, view, indices, X_pair, y_train, fit_params):
     if lead is None:
         Xt_train = fitted.fit_transform(X_pair[0], y_train, **fit_params)
         return fitted, Xt_train, fitted.transform(X_pair[1])
-    steps, Xt = lead
+    steps, Xt = lead.steps, lead.output
     Xt_train, Xt_test = view.take(Xt, indices[0]), view.take(Xt, indices[1])
     rest = []
     if len(fitted.steps) > len(steps):
@@ -619,6 +646,7 @@ class _PipelineFold:
     transformed: tuple
     final_params: dict
     prefix_time: float
+    final_y: tuple  # the labels (train, test) of the final step's batched fit
 
 
 def _pipeline_batch(
@@ -645,7 +673,7 @@ def _pipeline_batch(
             iter(
                 final._fit_batch(
                     Xt_train,
-                    fold.train[1],
+                    fold.final_y[0],
                     group.param_sets(),
                     folds=None,
                     sample_weight=fold.final_params.get("sample_weight"),
@@ -665,7 +693,7 @@ def _pipeline_batch(
             table,
             fit_time=fit_time,
             split=split,
-            X_pair=((Xt_train, fold.train[1]), (Xt_test, fold.test[1])),
+            X_pair=((Xt_train, fold.final_y[0]), (Xt_test, fold.final_y[1])),
         )
     except Exception as exc:
         _batch_fell_back(exc, group, split, options)

@@ -10,6 +10,7 @@ from sklearn.feature_extraction.text import HashingVectorizer as SkHashingVector
 from sklearn.feature_extraction.text import TfidfTransformer as SkTfidfTransformer
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
+from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
@@ -89,3 +90,40 @@ def test_a_failing_hashing_step_fails_every_fit(device, rng):
     search = GridSearchCV(pipeline, {"ridge__alpha": [1.0, 2.0]}, error_score="raise")
     with config_context(device=device), pytest.raises(ValueError, match="lower boun"):
         search.fit(docs, y.astype(float))
+
+
+def _share_equal(y_true, y_pred) -> float:
+    return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("scoring", ["accuracy", "callable"])
+def test_hashing_pipeline_with_string_labels(device, rng, scoring):
+    """String labels (they stay on the host) and a scorer of the user's
+    (candidates fitted one by one, scored through the assembled Pipeline)."""
+    docs, y = make_documents(rng)
+    labels = np.array(["cats", "gpus"])[y]
+    scorer = make_scorer(_share_equal) if scoring == "callable" else scoring
+    grid = {"logisticregression__C": [0.1, 10.0]}
+    want = SkGridSearchCV(
+        make_pipeline(
+            SkHashingVectorizer(n_features=2**12),
+            SkTfidfTransformer(),
+            SkLogisticRegression(),
+        ),
+        grid,
+        cv=3,
+        scoring=scorer,
+    ).fit(docs, labels)
+    pipeline = make_pipeline(
+        HashingVectorizer(), TfidfTransformer(), LogisticRegression()
+    )
+    with config_context(device=device):
+        got = GridSearchCV(pipeline, grid, cv=3, scoring=scorer).fit(docs, labels)
+        predicted = got.predict(docs[:20])
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"], want.cv_results_["mean_test_score"]
+    )
+    assert got.best_params_ == want.best_params_
+    assert isinstance(predicted, np.ndarray)
+    np.testing.assert_array_equal(predicted, want.predict(docs[:20]))
