@@ -139,6 +139,9 @@ class DataView:
         self.score_params = {} if score_params is None else score_params
         self.xp = xp  # the namespace indices must be in (None: NumPy)
         self._indices: dict[int, object] = {}
+        # Outputs of Pipelines' leading stateless steps on every row, by the
+        # steps' parameters (model_selection._tasks): a refit reuses them.
+        self.leads: dict = {}
 
     def indices(self, host_indices: np.ndarray):
         """``host_indices`` in this view's index namespace (kept per array)."""

@@ -58,7 +58,7 @@ from gpuml.model_selection._dask import search_client
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._progress import Progress
 from gpuml.model_selection._results import Options, resolve_deferred
-from gpuml.model_selection._tasks import evaluate_unit, has_prefix
+from gpuml.model_selection._tasks import evaluate_unit, has_prefix, refit_from_lead
 
 
 def _placeholder(n_samples: int) -> np.ndarray:
@@ -491,7 +491,8 @@ class _DeviceSearchMixin:
         """Fit the best candidate on all the data, where the search computed.
 
         Input with feature names (a DataFrame) is refitted as given, so the
-        names are kept; otherwise the device-resident copy is used and the
+        names are kept; otherwise the device-resident copy is used (for a
+        text Pipeline, its documents as the search hashed them) and the
         fitted arrays are moved back to the family of ``X``. ``context`` is
         the refit's callback context: callbacks are propagated into the fit.
         """
@@ -503,11 +504,15 @@ class _DeviceSearchMixin:
             context.call_on_fit_task_begin(
                 estimator=self, X=data.X, y=data.y, metadata=metadata
             )
-            if view.y is None:
+            # A text Pipeline refits from its documents as the search hashed
+            # them (on the device); anything else from the data.
+            reused = view.y is not None and refit_from_lead(best, view)
+            if not reused and view.y is None:
                 best.fit(view.X, **view.fit_params)
-            else:
+            elif not reused:
                 best.fit(view.X, view.y, **view.fit_params)
-        if on_compute and input_family(view.X) != data.family:
+        view.leads.clear()  # their device memory is not needed any more
+        if reused or (on_compute and input_family(view.X) != data.family):
             move_fitted_to_family(best, data.family)
         self.refit_time_ = time.perf_counter() - start
         self.best_estimator_ = best

@@ -587,13 +587,12 @@ def _lead_output(pipeline, prefix_params: dict, view) -> _Lead | None:
     (each fold then fits the prefix itself and meets the error as it would
     have).
     """
-    steps = []
-    for name, step in pipeline.steps[:-1]:
-        if not _rowwise_stateless(step):
-            break
-        steps.append((name, clone(step)))
+    steps = _stateless_steps(pipeline)
     if not steps or prefix_params:
         return None
+    key = _lead_key(steps)
+    if key in view.leads:
+        return view.leads[key]
     rest = pipeline[len(steps) :]
     xp = view.xp if view.xp is not None else np
     moved = False
@@ -611,7 +610,53 @@ def _lead_output(pipeline, prefix_params: dict, view) -> _Lead | None:
     y = upload(view.y, xp) if moved else None
     if y is not None and namespace_of(y) is np:  # labels that stay on the host
         y = None
-    return _Lead(steps, Xt, y)
+    view.leads[key] = _Lead(steps, Xt, y)
+    return view.leads[key]
+
+
+def _stateless_steps(pipeline) -> list:
+    """Clones of the leading row-wise stateless steps of a Pipeline's prefix."""
+    steps = []
+    for name, step in pipeline.steps[:-1]:
+        if not _rowwise_stateless(step):
+            break
+        steps.append((name, clone(step)))
+    return steps
+
+
+def _lead_key(steps) -> tuple:
+    return tuple(
+        (name, type(step), tuple(sorted(_value_keys(step.get_params(deep=False)))))
+        for name, step in steps
+    )
+
+
+def _value_keys(params: dict):
+    for name, value in params.items():
+        try:
+            hash(value)
+        except TypeError:
+            value = ("id", id(value))
+        yield name, value
+
+
+def refit_from_lead(pipeline, view) -> bool:
+    """Fit ``pipeline`` on every row from the output its leading stateless
+    steps had in the search (kept on the device in ``view.leads``), instead
+    of transforming every document again; False (nothing fitted) when the
+    search kept none for these steps. Fit parameters go to the later steps
+    (none go to the leading ones, or the search kept nothing).
+    """
+    if not is_pipeline(pipeline):
+        return False
+    steps = _stateless_steps(pipeline)
+    lead = view.leads.get(_lead_key(steps)) if steps else None
+    if lead is None or lead.y is None:
+        return False
+    tail = pipeline[len(steps) :]
+    tail.fit(lead.output, lead.y, **view.fit_params)
+    pipeline.steps = [*lead.steps, *tail.steps]
+    return True
 
 
 def _fit_prefix(prefix, lead, view, indices, X_pair, y_train, fit_params):
