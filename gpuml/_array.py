@@ -124,6 +124,17 @@ def to_namespace(array, xp: ModuleType):
         return array
     if is_cupy_object(array):
         return array
+    if sp.issparse(array) and array.format == "csr" and array.dtype.kind == "f":
+        # The three arrays by gpuml's pinned copies, assembled without
+        # CuPy's checks (which compile kernels on a new machine).
+        from gpuml import _cuda
+
+        parts = (array.data, array.indices, array.indptr)
+        data, indices, indptr = (host_to_device(np.ascontiguousarray(a)) for a in parts)
+        if indices.dtype != indptr.dtype:
+            indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
+        canonical = bool(array.has_canonical_format)
+        return _cuda.csr_from_parts(data, indices, indptr, array.shape, canonical)
     if sp.issparse(array):
         cusp = import_cupyx("scipy.sparse")
         fmt = array.format if array.format in ("csr", "csc", "coo") else "csr"

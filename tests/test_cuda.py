@@ -130,6 +130,50 @@ def test_take_rows(rng, dtype, shape):
 
 
 @gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+def test_csr_take_rows(rng, dtype, index):
+    """Rows of a device CSR matrix (long and empty rows, repeats, negative
+    rows) equal SciPy's, with sorted indices kept canonical; rows out of
+    range are left to CuPy (None)."""
+    cp = pytest.importorskip("cupy")
+    import scipy.sparse as sp
+
+    from gpuml._array import to_namespace
+
+    dense = rng.normal(size=(60, 500)) * (rng.random((60, 500)) < 0.05)
+    dense[7] = 0.0
+    dense[8] = rng.normal(size=500)  # a row longer than a warp's pass
+    host = sp.csr_matrix(dense.astype(dtype))
+    host.indices, host.indptr = host.indices.astype(index), host.indptr.astype(index)
+    device = to_namespace(host, cp)
+    assert device.has_canonical_format
+    rows = np.array([8, 7, 0, -1, 8, 59, 3], dtype=np.int64)
+    got = _cuda.csr_take_rows(device, rows)
+    want = host[rows]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.indptr.get(), want.indptr)
+    np.testing.assert_array_equal(got.indices.get(), want.indices)
+    np.testing.assert_array_equal(got.data.get(), want.data)
+    assert _cuda.csr_take_rows(device, np.array([60])) is None
+    empty = _cuda.csr_take_rows(device, np.array([], dtype=np.int64))
+    assert empty.shape == (0, 500) and empty.nnz == 0
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_c_order(rng, dtype):
+    cp = pytest.importorskip("cupy")
+    x = rng.normal(size=(7, 3)).astype(dtype)
+    fortran = cp.asfortranarray(cp.asarray(x))
+    got = _cuda.c_order(fortran)
+    assert got.flags.c_contiguous
+    np.testing.assert_array_equal(got.get(), x)
+    same = cp.asarray(x)
+    assert _cuda.c_order(same) is same
+
+
+@gpu
 @pytest.mark.parametrize("k", [1, 3])
 def test_column_sums(rng, k):
     cp = pytest.importorskip("cupy")

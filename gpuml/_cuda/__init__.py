@@ -51,6 +51,14 @@ MODULES: dict[str, tuple[str, ...]] = {
         ),
         *(f"cast_rows<double, {t}>" for t in _FLOAT_TYPES),
         *(f"gather_rows<{w}>" for w in ("unsigned char", "unsigned int", "double")),
+        *(
+            f"csr_take_rows<{w}, {i}>"
+            for w in ("unsigned int", "unsigned long long")
+            for i in _LABEL_TYPES
+        ),
+        *(f"csr_column_counts<{i}>" for i in _LABEL_TYPES),
+        *(f"tfidf_rows<{t}, {i}>" for t in _FLOAT_TYPES for i in _LABEL_TYPES),
+        *(f"fortran_to_c<{t}>" for t in _FLOAT_TYPES),
     ),
     "ridge": tuple(
         f"{name}<{t}>"
@@ -419,15 +427,93 @@ def column_sums(array, ones):
     return out
 
 
+def c_order(array):
+    """A C-contiguous version of a 2-D float device array: itself when it is,
+    gpuml's copy kernel for a Fortran-ordered one (a cupyx sparse matrix
+    times a dense one comes back so), else CuPy's copy."""
+    if array.flags.c_contiguous:
+        return array
+    t = ctype(array.dtype)
+    if array.ndim != 2 or not array.flags.f_contiguous or t not in _FLOAT_TYPES:
+        return _backend.get_cupy().ascontiguousarray(array)
+    n, k = array.shape
+    out = _backend.get_cupy().empty((n, k), dtype=array.dtype)
+    launch(
+        "arrays", f"fortran_to_c<{t}>", n * k, (array, np.int64(n), np.int64(k), out)
+    )
+    return out
+
+
+def csr_from_parts(data, indices, indptr, shape, canonical: bool | None):
+    """A cupyx CSR matrix of device arrays that are known to be valid (no
+    checks: CuPy's constructor would launch kernels of its own, compiled on
+    a new machine), with its canonical-format flag when known. CuPy's
+    ``_from_parts`` (CuPy 14) where it exists, else the constructor."""
+    import cupyx.scipy.sparse as cusp
+
+    from_parts = getattr(cusp.csr_matrix, "_from_parts", None)
+    if from_parts is None:
+        matrix = cusp.csr_matrix((data, indices, indptr), shape=shape)
+        if canonical is not None:
+            matrix.has_canonical_format = canonical
+        return matrix
+    return from_parts(data, indices, indptr, shape, has_canonical_format=canonical)
+
+
+def csr_take_rows(X, rows):
+    """``X[rows]`` for a cupyx CSR matrix of float32/float64 values and
+    host integer ``rows`` (negative ones counting from the end); None
+    outside that (or for rows out of range, which CuPy's indexing reports).
+    The new row pointers are made on the host from a copy of ``X.indptr``."""
+    cupy = _backend.get_cupy()
+    rows = np.asarray(rows)
+    index_type = ctype(X.indices.dtype)
+    n = X.shape[0]
+    if (
+        X.format != "csr"
+        or rows.ndim != 1
+        or rows.dtype.kind not in "iu"
+        or ctype(X.dtype) not in _FLOAT_TYPES
+        or index_type not in _LABEL_TYPES
+        or X.indptr.dtype != X.indices.dtype
+        or (rows.size and (rows.min() < -n or rows.max() >= n))
+    ):
+        return None
+    rows = np.where(rows < 0, rows + n, rows).astype(np.int64)
+    indptr = X.indptr.get()
+    lengths = indptr[rows + 1] - indptr[rows]
+    out_indptr = np.zeros(rows.shape[0] + 1, dtype=X.indptr.dtype)
+    np.cumsum(lengths, out=out_indptr[1:])
+    nnz = int(out_indptr[-1])
+    data = cupy.empty(nnz, dtype=X.dtype)
+    indices = cupy.empty(nnz, dtype=X.indices.dtype)
+    d_indptr = cupy.asarray(out_indptr)
+    if nnz:
+        word = "unsigned int" if X.dtype.itemsize == 4 else "unsigned long long"
+        warps_per_block = THREADS // 32
+        blocks = max(1, min(_MAX_BLOCKS, -(-rows.shape[0] // warps_per_block)))
+        args = (X.data, X.indices, X.indptr, cupy.asarray(rows))
+        args += (np.int64(rows.shape[0]), d_indptr, data, indices)
+        kernel("arrays", f"csr_take_rows<{word}, {index_type}>")(
+            (blocks,), (THREADS,), args
+        )
+    canonical = getattr(X, "_has_canonical_format", None)
+    shape = (rows.shape[0], X.shape[1])
+    return csr_from_parts(data, indices, d_indptr, shape, canonical)
+
+
 __all__ = [
     "MODULES",
     "THREADS",
     "any_nonfinite",
+    "c_order",
     "cast",
     "cast_rows",
     "column_sums",
     "compile_all",
     "copy",
+    "csr_from_parts",
+    "csr_take_rows",
     "ctype",
     "grid",
     "kernel",

@@ -73,3 +73,74 @@ extern "C" __global__ void chunk_sums(const double* x, long long n, long long ch
     }
     if (threadIdx.x == 0) partials[c] = shared[0];
 }
+
+// ------------------------------------------------------------ CSR matrices
+
+// The rows `rows` of a CSR matrix (out_indptr, the new row pointers, made
+// by the caller): one warp per output row, its lanes copying the row's
+// stored values (as words W of their size) and column indices.
+template <typename W, typename I>
+__global__ void csr_take_rows(const W* data, const I* indices, const I* indptr,
+                              const long long* rows, long long n_rows,
+                              const I* out_indptr, W* out_data, I* out_indices)
+{
+    const long long warps = (long long)gridDim.x * (blockDim.x / 32);
+    const int lane = threadIdx.x & 31;
+    for (long long r = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+         r < n_rows; r += warps) {
+        const I start = indptr[rows[r]], length = indptr[rows[r] + 1] - start;
+        const I at = out_indptr[r];
+        for (I j = lane; j < length; j += 32) {
+            out_data[at + j] = data[start + j];
+            out_indices[at + j] = indices[start + j];
+        }
+    }
+}
+
+// counts[c] += the stored values of column c (counts zeroed beforehand).
+template <typename I>
+__global__ void csr_column_counts(const I* indices, long long nnz, long long* counts)
+{
+    GRID_STRIDE(j, nnz) { atomicAdd((unsigned long long*)(counts + indices[j]), 1ull); }
+}
+
+// TfidfTransformer.transform, one thread per row, in the order and
+// precision of scikit-learn's code: tf -> 1 + log(tf) (sublinear), times
+// idf[column] (when idf is not null), then the row scaled to unit norm
+// (1: l1, 2: l2; 0: none) by a double sum in storage order, rows summing
+// to zero left alone (sklearn's inplace_csr_row_normalize_l1/l2).
+template <typename T, typename I>
+__global__ void tfidf_rows(const T* data, const I* indices, const I* indptr,
+                           long long n_rows, const T* idf, int sublinear, int norm,
+                           T* out)
+{
+    GRID_STRIDE(r, n_rows) {
+        const I start = indptr[r], stop = indptr[r + 1];
+        double s = 0.0;
+        for (I j = start; j < stop; j++) {
+            T v = data[j];
+            if (sublinear)
+                v = log(v) + (T)1;
+            if (idf)
+                v = v * idf[indices[j]];
+            out[j] = v;
+            s += norm == 2 ? (double)(v * v) : fabs((double)v);
+        }
+        if (norm == 0 || s == 0.0)
+            continue;
+        if (norm == 2)
+            s = sqrt(s);
+        for (I j = start; j < stop; j++)
+            out[j] = (T)((double)out[j] / s);
+    }
+}
+
+// A C-ordered copy of a Fortran-ordered (n, k) matrix.
+template <typename T>
+__global__ void fortran_to_c(const T* src, long long n, long long k, T* dst)
+{
+    GRID_STRIDE(i, n * k) {
+        const long long row = i / k, column = i - row * k;
+        dst[i] = src[column * n + row];
+    }
+}

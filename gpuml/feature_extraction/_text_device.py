@@ -322,11 +322,12 @@ def hashing_args(n_features: int, alternate_sign: bool) -> tuple:
 
 
 def assemble(keys, n_docs: int, n_features: int, dtype, binary: bool, norm):
-    """The CSR matrix of summed signs (data, indices, indptr on the device),
+    """The CSR matrix of summed signs (data, indices, indptr on the device;
+    ``keys`` are sorted in place),
     as FeatureHasher's ``sum_duplicates`` leaves it, then ``binary`` and
     ``norm`` as HashingVectorizer applies them."""
     cupy = get_cupy()
-    keys = cupy.sort(keys)
+    keys.sort()  # in place (cupy.sort's copy would compile a kernel)
     n = keys.shape[0]
     first = cupy.empty(n, dtype=cupy.int32)
     _launch("key_firsts", n, (keys, np.int64(n), first))

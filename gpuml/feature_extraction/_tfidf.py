@@ -11,10 +11,13 @@ The arithmetic is scikit-learn's, written once against an array namespace
 - transform: ``log(tf) + 1`` with ``sublinear_tf``, each stored value
   times its column's idf, then every row scaled to unit l1 or l2 norm.
 
-The row norms are scikit-learn's (``sklearn.preprocessing.normalize``) on
-the host; on a GPU they are one float64 ``bincount`` per call, with the
-same rules: the squares (or absolute values) taken in the data's dtype,
-summed and divided in float64, rows of norm zero left as they are.
+The idf is computed on the host from the counts (one value per column, by
+scikit-learn's formula). The row norms are scikit-learn's
+(``sklearn.preprocessing.normalize``) on the host; on a GPU the whole
+transform of a CSR matrix is one gpuml kernel (``tfidf_rows``), a thread per
+row in scikit-learn's order and precision (float64 sums), so that no CuPy
+kernel is compiled on a new machine; other index types fall back to one
+float64 ``bincount`` per call, with the same rules.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
+from gpuml import _cuda
 from gpuml._array import (
     HOST,
     compute_namespace,
@@ -34,6 +38,7 @@ from gpuml._array import (
     is_sparse,
     to_family,
     to_family_attribute,
+    to_host,
 )
 from gpuml._linalg import dense_to_csr, sparse_coords
 from gpuml._sklearn_compat import StrOptions, align_sparse_output, fit_context
@@ -45,9 +50,17 @@ _FLOAT_DTYPES = (np.float64, np.float32)
 
 
 def document_frequency(X, xp: ModuleType):
-    """The number of stored values in each column of a CSR or CSC matrix."""
+    """The number of stored values in each column of a CSR or CSC matrix
+    (int64; on a GPU a CSR matrix's by gpuml's counting kernel)."""
     if X.format == "csc":
         return xp.diff(X.indptr)
+    if xp is not np:
+        counts = xp.zeros(X.shape[1], dtype=xp.int64)  # a memset
+        name = f"csr_column_counts<{_cuda.ctype(X.indices.dtype)}>"
+        if X.nnz and name in _cuda.MODULES["arrays"]:
+            args = (X.indices, np.int64(X.nnz), counts)
+            _cuda.launch("arrays", name, X.nnz, args)
+            return counts
     if X.indices.shape[0] == 0:  # cupy.bincount cannot take an empty array
         return xp.zeros(X.shape[1], dtype=xp.int64)
     return xp.bincount(X.indices, minlength=X.shape[1])
@@ -55,21 +68,22 @@ def document_frequency(X, xp: ModuleType):
 
 def inverse_document_frequency(X, smooth_idf: bool, xp: ModuleType):
     """scikit-learn's ``idf_`` of a CSR or CSC count matrix, in the data's
-    float dtype (float64 for integer counts)."""
+    float dtype (float64 for integer counts), as a NumPy array: the document
+    frequencies are counted where ``X`` lives, the idf computed from them on
+    the host by scikit-learn's formula (one value per column)."""
     dtype = X.dtype if X.dtype in _FLOAT_DTYPES else np.dtype(np.float64)
-    df = document_frequency(X, xp).astype(dtype)
+    df = to_host(document_frequency(X, xp)).astype(dtype)
     df += float(smooth_idf)
     n_samples = X.shape[0] + int(smooth_idf)
-    idf = xp.full(df.shape, n_samples, dtype=dtype)
-    with np.errstate(divide="ignore"):  # warned below, alike on both backends
-        idf /= df
+    with np.errstate(divide="ignore"):  # warned below
+        idf = np.full(df.shape, n_samples, dtype=dtype) / df
     if not smooth_idf and bool((df == 0).any()):
         # A column no document holds gets an infinite idf, as scikit-learn's
-        # does, with NumPy's warning (CuPy divides without one).
+        # does, with NumPy's warning.
         warnings.warn(
             "divide by zero encountered in divide", RuntimeWarning, stacklevel=3
         )
-    xp.log(idf, out=idf)
+    np.log(idf, out=idf)
     idf += 1.0
     return idf
 
@@ -83,7 +97,8 @@ def normalize_rows(X, norm: str, xp: ModuleType):
 
 
 def _normalize_rows_by_bincount(X, norm: str, xp: ModuleType):
-    """:func:`normalize_rows` in any namespace (the GPU's way)."""
+    """:func:`normalize_rows` in any namespace (the GPU's way for what
+    :func:`_device_tfidf` does not take)."""
     if X.data.shape[0] == 0:
         return X
     rows, _ = sparse_coords(X, xp)
@@ -94,6 +109,30 @@ def _normalize_rows_by_bincount(X, norm: str, xp: ModuleType):
     sums[sums == 0.0] = 1.0  # empty rows are left as they are
     X.data[...] = (X.data / sums[rows]).astype(X.dtype, copy=False)
     return X
+
+
+def _device_tfidf(X, idf, sublinear: bool, norm):
+    """The whole transform of a device CSR matrix in one gpuml kernel (a new
+    matrix; its index arrays are copies): each row's values in the order and
+    precision of scikit-learn's code, so the results are scikit-learn's. None
+    for index types the kernel does not take."""
+    t, i = _cuda.ctype(X.dtype), _cuda.ctype(X.indices.dtype)
+    name = f"tfidf_rows<{t}, {i}>"
+    if (
+        name not in _cuda.MODULES["arrays"]
+        or X.indptr.dtype != X.indices.dtype
+        or (idf is not None and idf.dtype != X.dtype)  # NumPy's casting: CuPy's
+    ):
+        return None
+    data = _cuda.copy(X.data)
+    n_rows = X.shape[0]
+    norm_code = {None: 0, "l1": 1, "l2": 2}[norm]
+    args = (X.data, X.indices, X.indptr, np.int64(n_rows))
+    args += (0 if idf is None else idf, np.int32(sublinear), np.int32(norm_code), data)
+    _cuda.launch("arrays", name, n_rows, args)
+    canonical = getattr(X, "_has_canonical_format", None)
+    indices, indptr = _cuda.copy(X.indices), _cuda.copy(X.indptr)
+    return _cuda.csr_from_parts(data, indices, indptr, X.shape, canonical)
 
 
 def _same_csr_structure(X_in, X) -> bool:
@@ -254,15 +293,26 @@ class TfidfTransformer(
         )
         if not is_sparse(X):
             X = dense_to_csr(X, xp)
-        elif X is X_in and (copy or not getattr(X.data.flags, "writeable", True)):
+        idf = self._fitted("idf_", xp) if hasattr(self, "idf_") else None
+        if xp is not np:
+            done = _device_tfidf(X, idf, self.sublinear_tf, self.norm)
+            if done is not None:
+                return self._output(done, X_in, copy, family)
+        if X is X_in and (copy or not getattr(X.data.flags, "writeable", True)):
             X = X.copy()  # else validation made a new matrix, or in place
         if self.sublinear_tf:
             xp.log(X.data, out=X.data)
             X.data += 1.0
-        if hasattr(self, "idf_"):
-            X.data *= self._fitted("idf_", xp)[X.indices]
+        if idf is not None:
+            X.data *= idf[X.indices]
         if self.norm is not None:
             X = normalize_rows(X, self.norm, xp)
+        return self._output(X, X_in, copy, family)
+
+    @staticmethod
+    def _output(X, X_in, copy: bool, family: str):
+        """The transformed ``X`` in the input's family; with ``copy=False``,
+        written into the input's values where they can take them."""
         if not copy and X_in is not X and _same_csr_structure(X_in, X):
             X_in.data[...] = to_family(X.data, family)  # in place, as asked
             X = X_in

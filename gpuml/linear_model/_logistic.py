@@ -105,7 +105,7 @@ def _binary_terms(raw, intercept, target, weights, xp: ModuleType):
     CPU path.
     """
     if xp is not np:
-        raw = xp.ascontiguousarray(raw)
+        raw = _cuda.c_order(raw)
         n, k = raw.shape
         item = intercept.itemsize
         loss, residual = xp.empty((n, k)), xp.empty((n, k))
@@ -404,7 +404,10 @@ def _class_weights(class_weight, classes, y_index, sample_weight):
 def _take(values, rows, xp: ModuleType):
     """``values[rows]`` (gpuml's gather kernel on the GPU)."""
     if xp is not np:
-        taken = _cuda.take_rows(values, rows)
+        if is_sparse(values):
+            taken = _cuda.csr_take_rows(values, to_host(rows))
+        else:
+            taken = _cuda.take_rows(values, rows)
         if taken is not None:
             return taken
     return values[rows]
@@ -1082,12 +1085,12 @@ class LogisticBatch:
         if label_type not in ("int", "long long"):
             return None
         X = check_array(X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
-        if is_sparse(X) or X.shape[1] != p:
+        if X.shape[1] != p:
             return None
         flat = X @ _as_dtype(self.W.reshape(k, p), X.dtype, xp).T  # (n, k)
         n = X.shape[0]
         out = xp.empty((k, n), dtype=self.classes_.dtype)
-        args = (xp.ascontiguousarray(flat), _as_dtype(self.b.reshape(k), X.dtype, xp))
+        args = (_cuda.c_order(flat), _as_dtype(self.b.reshape(k), X.dtype, xp))
         args += (xp.ascontiguousarray(self.classes_), np.int64(n), np.int64(k), out)
         name = f"binary_labels<{_cuda.ctype(X.dtype)}, {label_type}>"
         _cuda.launch("labels", name, n * k, args)

@@ -122,7 +122,9 @@ def take(value, indices):
             index = xp.asarray(indices)
             taken = _cuda.take_rows(value, index)  # no per-dtype compile
             return value[index] if taken is None else taken
-        return value[xp.asarray(indices)]
+        host = indices if namespace_of(indices) is np else to_host(indices)
+        taken = _cuda.csr_take_rows(value, host)  # no compiles either
+        return value[xp.asarray(indices)] if taken is None else taken
     return _safe_indexing(value, indices)
 
 
