@@ -13,7 +13,9 @@ Rows:
   (median of ``--repeat``), with the best ``C`` and the largest difference
   of mean test scores from scikit-learn's;
 - ``--first-use``: a fresh process with an empty CuPy kernel cache, then one
-  with the cache that run filled (CuPy's start-up reported apart).
+  with the cache that run filled (CuPy's start-up reported apart; the
+  imports of gpuml's and scikit-learn's modules happen before the clock, as
+  in a script that imports them first).
 
 ``python -m benchmarks.bench_text_search [--docs N] [--repeat R]
 [--first-use] [--no-sklearn]``
@@ -73,8 +75,11 @@ def search(sklearn: bool):
 
 
 def _timed_fit(docs, y, sklearn=False):
+    """The search's ``fit``, timed (the search object, and the imports that
+    make it, before the clock starts)."""
+    unfitted = search(sklearn)
     start = time.perf_counter()
-    fitted = search(sklearn).fit(docs, y)
+    fitted = unfitted.fit(docs, y)
     return time.perf_counter() - start, fitted
 
 

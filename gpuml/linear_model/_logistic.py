@@ -151,7 +151,12 @@ class _LogisticLoss:
         self.X, self.xp = X, xp
         # X' for the gradient's pass: a device CSR matrix's transpose is a
         # CSC view, which cuSPARSE multiplies slowly; converted once here.
-        self.XT = X.T.tocsr() if xp is not np and is_sparse(X) else X.T
+        if xp is not np and is_sparse(X):
+            self.XT = X.T.tocsr()
+            if X.has_canonical_format:  # so is its transpose; else CuPy checks
+                self.XT.has_canonical_format = True
+        else:
+            self.XT = X.T
         self.n_rows = 1 if n_classes == 2 else n_classes
         self.n_features = X.shape[1]
         self.fit_intercept = fit_intercept
@@ -252,7 +257,7 @@ class _LogisticLoss:
         rows, p = self.n_rows, self.n_features
         if xp is not np:
             value, grad = xp.empty(k), xp.empty((k, d))
-            grad_W = _cuda.cast(xp.ascontiguousarray(grad_W), xp.float64)
+            grad_W = _cuda.cast(_cuda.c_order(grad_W), xp.float64)
             if d >= WIDE:  # many coefficients: each row over many blocks
                 return self._finish_wide(params, grad_W, grad_b, loss_sum, value, grad)
             _cuda.kernel("linear", "logistic_finish")(
