@@ -23,6 +23,10 @@ cloudpickle = pytest.importorskip("cloudpickle")
 import joblib  # noqa: E402
 
 from gpuml import config_context  # noqa: E402
+from gpuml.feature_extraction.text import (  # noqa: E402
+    HashingVectorizer,
+    TfidfTransformer,
+)
 from gpuml.linear_model import LogisticRegression, Ridge  # noqa: E402
 from gpuml.model_selection import (  # noqa: E402
     GridSearchCV,
@@ -180,6 +184,31 @@ def test_dispatch_matches_in_process(client, dispatched, rng, case):
         ours = cls(estimator, grid, cv=4, client=client, **kwargs).fit(X, y)
     assert dispatched == [client]
     _assert_same_results(ours, theirs)
+
+
+def test_text_pipeline_dispatch_matches_in_process(client, dispatched, rng):
+    """A text Pipeline through Dask: the workers hash the documents they
+    were sent (once per worker and hashing setting) and agree with the
+    search in process."""
+    words = [["gpu", "cuda", "kernel"], ["cat", "dog", "fish"]]
+    y = rng.integers(0, 2, size=120)
+    docs = [" ".join(rng.choice(words[label] + ["the", "a"], size=6)) for label in y]
+    pipeline = make_pipeline(
+        HashingVectorizer(n_features=2**8), TfidfTransformer(), LogisticRegression()
+    )
+    grid = {
+        "hashingvectorizer__n_features": [2**6, 2**8],
+        "logisticregression__C": [0.1, 10.0],
+    }
+    with config_context(device="cpu"):
+        theirs = GridSearchCV(pipeline, grid, cv=3).fit(docs, y)
+        ours = GridSearchCV(pipeline, grid, cv=3, client=client).fit(docs, y)
+    assert dispatched == [client]
+    np.testing.assert_allclose(
+        ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"]
+    )
+    assert ours.best_params_ == theirs.best_params_
+    np.testing.assert_array_equal(ours.predict(docs), theirs.predict(docs))
 
 
 @pytest.mark.gpu
