@@ -377,9 +377,15 @@ def cast_rows(array, dtype):
 
 def take_rows(array, rows):
     """``array[rows]`` for a C-contiguous device array of any fixed-size dtype
-    and int64 device ``rows`` (negative rows count from the end); None when
-    the layout does not allow it."""
+    and int64 device ``rows``, or for a cupyx CSR matrix (by
+    :func:`csr_take_rows`, with ``rows`` on the host or the device);
+    negative rows count from the end. None when the layout does not allow
+    it."""
     cupy = _backend.get_cupy()
+    if getattr(array, "format", None) == "csr":  # cupyx sparse: no .flags
+        return csr_take_rows(
+            array, rows if isinstance(rows, np.ndarray) else rows.get()
+        )
     if (
         array.ndim == 0
         or not array.flags.c_contiguous

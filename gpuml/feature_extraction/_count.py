@@ -24,7 +24,11 @@ from sklearn.feature_extraction.text import TfidfVectorizer as _SkTfidfVectorize
 
 from gpuml._array import compute_namespace
 from gpuml._sklearn_compat import align_sparse_output
-from gpuml.feature_extraction._hashing import _WORD_PATTERNS, _all_str
+from gpuml.feature_extraction._hashing import (
+    _WORD_PATTERNS,
+    _all_str,
+    device_analysis,
+)
 
 _COUNT_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64))
 
@@ -104,12 +108,8 @@ class _DeviceCountMixin:
             dtype in _COUNT_DTYPES
             and isinstance(min_n, int)
             and min_n >= 1
-            and self.analyzer == "word"
-            and self.preprocessor is None
-            and self.tokenizer is None
-            and self.stop_words is None
-            and self.strip_accents in (None, "ascii", "unicode")
-            and self.token_pattern in _WORD_PATTERNS
+            and self.analyzer == "word"  # the vocabulary kernels' analyzer
+            and device_analysis(self)
         )
 
 

@@ -187,17 +187,7 @@ class HashingVectorizer(_SkHashingVectorizer):
 
     def _device_analysis(self) -> bool:
         """Whether the analyzer itself runs on the device."""
-        if callable(self.analyzer) or self.preprocessor is not None:
-            return False
-        if self.strip_accents not in (None, "ascii", "unicode"):
-            return False
-        if self.analyzer != "word":
-            return True
-        return (
-            self.tokenizer is None
-            and self.stop_words is None
-            and self.token_pattern in _WORD_PATTERNS
-        )
+        return device_analysis(self)
 
     def _transform_host_tokens(self, docs):
         """scikit-learn's analyzer on the host, hashing on the device."""
@@ -236,6 +226,25 @@ class HashingVectorizer(_SkHashingVectorizer):
         data, indices, indptr = device.to_host_csr(data, indices, indptr)
         X = sp.csr_array((data, indices, indptr), shape=(n_docs, self.n_features))
         return align_sparse_output(X)
+
+
+def device_analysis(vectorizer) -> bool:
+    """Whether the device analyzes text with a vectorizer's settings: the
+    built-in analyzers without Python callables, with ``strip_accents``
+    None, "ascii" or "unicode"; for "word", the default token patterns and
+    no stop words."""
+    v = vectorizer
+    if callable(v.analyzer) or v.preprocessor is not None:
+        return False
+    if v.strip_accents not in (None, "ascii", "unicode"):
+        return False
+    if v.analyzer != "word":
+        return True
+    return (
+        v.tokenizer is None
+        and v.stop_words is None
+        and (v.token_pattern in _WORD_PATTERNS)
+    )
 
 
 def _all_str(items) -> bool:

@@ -254,26 +254,31 @@ def _word_tokens(docs: Documents, min_length: int):
     return token_start, token_end, doc_tokens
 
 
+def word_ngram_args(docs, token_start, token_end, doc_tokens, ngram_range) -> tuple:
+    """The leading arguments of the word n-gram kernels (hashing and
+    fingerprinting): text, lower, the tokens and each document's, the
+    n-gram sizes."""
+    min_n, max_n = ngram_range
+    return (
+        docs.text,
+        np.int32(docs.lower),
+        token_start,
+        token_end,
+        np.int64(token_start.shape[0]),
+        doc_tokens,
+        np.int64(doc_tokens.shape[0] - 1),
+        np.int32(min_n),
+        np.int32(max_n),
+    )
+
+
 def _hash_tokens(docs, token_start, token_end, doc_tokens, ngram_range, hashing):
     cupy = get_cupy()
     min_n, max_n = ngram_range
     n_tokens = token_start.shape[0]
     keys = cupy.empty(n_tokens * (max_n - min_n + 1), dtype=cupy.int64)
-    n_docs = doc_tokens.shape[0] - 1
-    args = (
-        docs.text,
-        np.int32(docs.lower),
-        token_start,
-        token_end,
-        np.int64(n_tokens),
-        doc_tokens,
-        np.int64(n_docs),
-        np.int32(min_n),
-        np.int32(max_n),
-        *hashing,
-        keys,
-    )
-    _launch(f"hash_word_ngrams<{docs.ctype}>", n_tokens, args)
+    args = word_ngram_args(docs, token_start, token_end, doc_tokens, ngram_range)
+    _launch(f"hash_word_ngrams<{docs.ctype}>", n_tokens, (*args, *hashing, keys))
     return keys
 
 

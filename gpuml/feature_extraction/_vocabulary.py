@@ -63,22 +63,11 @@ def word_ngrams(
     fp2 = cupy.empty(n_slots, dtype=cupy.uint64)
     rank = cupy.empty(n_slots, dtype=cupy.int64)
     doc = cupy.empty(n_slots, dtype=cupy.int64)
-    args = (
-        documents.text,
-        np.int32(documents.lower),
-        token_start,
-        token_end,
-        np.int64(n_tokens),
-        doc_tokens,
-        np.int64(documents.n_docs),
-        np.int32(min_n),
-        np.int32(max_n),
-        fp1,
-        fp2,
-        rank,
-        doc,
+    args = device.word_ngram_args(
+        documents, token_start, token_end, doc_tokens, ngram_range
     )
-    device._launch(f"fingerprint_word_ngrams<{documents.ctype}>", n_tokens, args)
+    name = f"fingerprint_word_ngrams<{documents.ctype}>"
+    device._launch(name, n_tokens, (*args, fp1, fp2, rank, doc))
     return WordNgrams(
         documents, token_start, token_end, tuple(ngram_range), fp1, fp2, rank, doc
     )

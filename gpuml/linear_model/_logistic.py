@@ -409,10 +409,7 @@ def _class_weights(class_weight, classes, y_index, sample_weight):
 def _take(values, rows, xp: ModuleType):
     """``values[rows]`` (gpuml's gather kernel on the GPU)."""
     if xp is not np:
-        if is_sparse(values):
-            taken = _cuda.csr_take_rows(values, to_host(rows))
-        else:
-            taken = _cuda.take_rows(values, rows)
+        taken = _cuda.take_rows(values, rows)
         if taken is not None:
             return taken
     return values[rows]

@@ -118,12 +118,8 @@ def take(value, indices):
         from gpuml import _cuda
 
         xp = namespace_of(value)
-        if not is_sparse(value):
-            index = xp.asarray(indices)
-            taken = _cuda.take_rows(value, index)  # no per-dtype compile
-            return value[index] if taken is None else taken
-        host = indices if namespace_of(indices) is np else to_host(indices)
-        taken = _cuda.csr_take_rows(value, host)  # no compiles either
+        index = indices if is_sparse(value) else xp.asarray(indices)
+        taken = _cuda.take_rows(value, index)  # no per-dtype compile
         return value[xp.asarray(indices)] if taken is None else taken
     return _safe_indexing(value, indices)
 

@@ -40,7 +40,13 @@ from sklearn.utils.metadata_routing import get_routing_for_object, process_routi
 from gpuml._array import compute_namespace, namespace_of, to_host
 from gpuml._sklearn_compat import routing_enabled
 from gpuml.base import BatchUnsupported, accepts_device_input
-from gpuml.model_selection._batch import Group, batch_scorers, final_step, is_pipeline
+from gpuml.model_selection._batch import (
+    Group,
+    _value_key,
+    batch_scorers,
+    final_step,
+    is_pipeline,
+)
 from gpuml.model_selection._callbacks import NO_HOOKS
 from gpuml.model_selection._data import DataView, upload
 from gpuml.model_selection._results import (
@@ -625,19 +631,17 @@ def _stateless_steps(pipeline) -> list:
 
 
 def _lead_key(steps) -> tuple:
+    """The leading steps' classes and parameters, as a dictionary key."""
     return tuple(
-        (name, type(step), tuple(sorted(_value_keys(step.get_params(deep=False)))))
+        (
+            name,
+            type(step),
+            tuple(
+                sorted((k, _value_key(v)) for k, v in step.get_params(False).items())
+            ),
+        )
         for name, step in steps
     )
-
-
-def _value_keys(params: dict):
-    for name, value in params.items():
-        try:
-            hash(value)
-        except TypeError:
-            value = ("id", id(value))
-        yield name, value
 
 
 def refit_from_lead(pipeline, view) -> bool:
