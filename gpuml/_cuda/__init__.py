@@ -47,6 +47,7 @@ MODULES: dict[str, tuple[str, ...]] = {
                 ("long long", "double"),
                 ("int", "double"),
                 ("unsigned char", "long long"),
+                ("long long", "int"),
             ]
         ),
         *(f"cast_rows<double, {t}>" for t in _FLOAT_TYPES),
@@ -104,6 +105,12 @@ MODULES: dict[str, tuple[str, ...]] = {
         # CountVectorizer's integer counts
         *(f"csr_write<{t}, {i}>" for t in _LABEL_TYPES for i in _LABEL_TYPES),
         *(f"csr_indptr<{i}>" for i in _LABEL_TYPES),
+        *(f"csr_kept_counts<{i}>" for i in _LABEL_TYPES),
+        *(
+            f"csr_map_columns<{w}, {i}>"
+            for w in ("unsigned int", "unsigned long long")
+            for i in _LABEL_TYPES
+        ),
     ),
     **{
         module: tuple(

@@ -104,27 +104,37 @@ __global__ void csr_column_counts(const I* indices, long long nnz, long long* co
     GRID_STRIDE(j, nnz) { atomicAdd((unsigned long long*)(counts + indices[j]), 1ull); }
 }
 
+// Products rounded on their own, never fused with a following addition
+// into one FMA (as the host's compilers leave scikit-learn's loops).
+__device__ inline float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ inline double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+
 // TfidfTransformer.transform, one thread per row, in the order and
-// precision of scikit-learn's code: tf -> 1 + log(tf) (sublinear), times
-// idf[column] (when idf is not null), then the row scaled to unit norm
-// (1: l1, 2: l2; 0: none) by a double sum in storage order, rows summing
-// to zero left alone (sklearn's inplace_csr_row_normalize_l1/l2).
+// precision of scikit-learn's code: tf -> 1 + log(tf) (sublinear; whole
+// counts 1..n_logs read from `logs`, NumPy's values made on the host, so
+// that they are NumPy's bits), times idf[column] (when idf is not null),
+// then the row scaled to unit norm (1: l1, 2: l2; 0: none) by a double sum
+// in storage order, rows summing to zero left alone (scikit-learn's
+// inplace_csr_row_normalize_l1/l2).
 template <typename T, typename I>
 __global__ void tfidf_rows(const T* data, const I* indices, const I* indptr,
-                           long long n_rows, const T* idf, int sublinear, int norm,
-                           T* out)
+                           long long n_rows, const T* idf, int sublinear,
+                           const T* logs, long long n_logs, int norm, T* out)
 {
     GRID_STRIDE(r, n_rows) {
         const I start = indptr[r], stop = indptr[r + 1];
         double s = 0.0;
         for (I j = start; j < stop; j++) {
             T v = data[j];
-            if (sublinear)
-                v = log(v) + (T)1;
+            if (sublinear) {
+                const bool whole = v >= (T)1 && v <= (T)n_logs &&
+                                   (T)(long long)v == v;
+                v = whole ? logs[(long long)v - 1] : log(v) + (T)1;
+            }
             if (idf)
                 v = v * idf[indices[j]];
             out[j] = v;
-            s += norm == 2 ? (double)(v * v) : fabs((double)v);
+            s += norm == 2 ? (double)mul_rn(v, v) : fabs((double)v);
         }
         if (norm == 0 || s == 0.0)
             continue;

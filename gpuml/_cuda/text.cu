@@ -741,6 +741,44 @@ __global__ void csr_normalize(T* data, const I* indptr, long long n_rows, int l2
     }
 }
 
+// CountVectorizer's renumbering and pruning of columns (scikit-learn's
+// _sort_features and _limit_features): column c becomes column_map[c], or
+// is dropped where column_map[c] < 0. The stored values keep their order
+// within a row, as SciPy's column indexing keeps it. W is a machine word of
+// the values' size (they are copied, not read).
+
+// counts[r] = the stored values of row r that stay.
+template <typename I>
+__global__ void csr_kept_counts(const I* indices, const I* indptr, long long n_rows,
+                                const I* column_map, int* counts)
+{
+    GRID_STRIDE(r, n_rows) {
+        int kept = 0;
+        for (I j = indptr[r]; j < indptr[r + 1]; j++)
+            kept += column_map[indices[j]] >= 0;
+        counts[r] = kept;
+    }
+}
+
+// Row r's staying values and their new columns, from out_indptr[r] on.
+template <typename W, typename I>
+__global__ void csr_map_columns(const W* data, const I* indices, const I* indptr,
+                                long long n_rows, const I* column_map,
+                                const I* out_indptr, W* out_data, I* out_indices)
+{
+    GRID_STRIDE(r, n_rows) {
+        I at = out_indptr[r];
+        for (I j = indptr[r]; j < indptr[r + 1]; j++) {
+            const I column = column_map[indices[j]];
+            if (column < 0)
+                continue;
+            out_data[at] = data[j];
+            out_indices[at] = column;
+            at++;
+        }
+    }
+}
+
 // ------------------------------------------------------------ vocabularies
 //
 // CountVectorizer's terms are told apart by a 128-bit fingerprint of their

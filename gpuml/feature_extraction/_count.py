@@ -1,34 +1,51 @@
 """Term counts: :class:`CountVectorizer` and :class:`TfidfVectorizer`.
 
-Both classes are scikit-learn's own (parameters, validation, errors,
-``fit_transform``'s pruning and sorting of the vocabulary, the tf-idf
-weighting) with one method replaced: ``_count_vocab``, which analyzes the
+Both classes are scikit-learn's own (parameters, validation, errors, the
+order of ``fit_transform``'s steps) with the steps that touch the count
+matrix replaced where a GPU is in use. ``_count_vocab`` analyzes the
 documents, builds the vocabulary in scikit-learn's first-seen order and
-counts the terms. On a GPU that method runs on the device
+counts the terms on the device
 (:mod:`gpuml.feature_extraction._vocabulary`) for the word analyzer with the
 default token pattern and no stop words, any ``ngram_range`` from 1 up,
 ``strip_accents`` ``None``, ``"ascii"`` or ``"unicode"``, and ``dtype``
-int32, int64, float32 or float64; it returns what scikit-learn's returns
-(the same vocabulary dict, in the same order, and the same CSR matrix), so
-everything scikit-learn does after it gives the same results. Other
+int32, int64, float32 or float64. Its count matrix then stays on the device
+(a :class:`~gpuml.feature_extraction._vocabulary.DeviceCounts`) through the
+pruning by ``min_df``/``max_df`` and the sorting of the vocabulary (the
+vocabulary dict changed by scikit-learn's own code) and, in
+TfidfVectorizer, the tf-idf weighting; ``fit_transform`` and ``transform``
+copy the finished matrix to the host once. The results are scikit-learn's:
+the same vocabulary dict in the same order, the same CSR matrix (indices in
+the same order within rows, the same values), the same ``idf_``. Other
 settings (char analyzers, callables, other token patterns, stop words,
-other dtypes) and the CPU run scikit-learn's code.
+other dtypes; ``max_features`` from the pruning on) and the CPU run
+scikit-learn's code.
 """
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.feature_extraction import text as _sk_text
 from sklearn.feature_extraction.text import CountVectorizer as _SkCountVectorizer
 from sklearn.feature_extraction.text import TfidfVectorizer as _SkTfidfVectorizer
+from sklearn.utils.validation import check_is_fitted
 
-from gpuml._array import compute_namespace
-from gpuml._sklearn_compat import align_sparse_output
+from gpuml._array import compute_namespace, to_host
+from gpuml._backend import get_cupy
+from gpuml._sklearn_compat import align_sparse_output, fit_context
 from gpuml.feature_extraction._hashing import (
     _WORD_PATTERNS,
     _all_str,
     device_analysis,
 )
+from gpuml.feature_extraction._tfidf import (
+    _device_tfidf,
+    document_frequency,
+    inverse_document_frequency,
+)
+from gpuml.feature_extraction._vocabulary import DeviceCounts, host_csr
 
 _COUNT_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64))
 
@@ -76,25 +93,66 @@ class _DeviceCountMixin:
         data, indices, indptr = device.assemble(
             keys, len(docs), len(vocabulary), np.dtype(self.dtype), False, None
         )
-        data, indices, indptr = device.to_host_csr(data, indices, indptr)
-        X = sp.csr_array((data, indices, indptr), shape=(len(docs), len(vocabulary)))
-        X.sort_indices()  # sorted already: sets the flag, as scikit-learn's call
-        return vocabulary, align_sparse_output(X)
+        shape = (len(docs), len(vocabulary))
+        return vocabulary, vocab.DeviceCounts(data, indices, indptr, shape, True)
+
+    def fit_transform(self, raw_documents, y=None):
+        return _host_output(super().fit_transform(raw_documents, y))
+
+    def transform(self, raw_documents):
+        return _host_output(super().transform(raw_documents))
+
+    def _sort_features(self, X, vocabulary):
+        if not isinstance(X, DeviceCounts):
+            return super()._sort_features(X, vocabulary)
+        # scikit-learn's renumbering (the vocabulary changed in place), run on
+        # the identity's indices, so that it returns its map of old columns
+        # to new; the map is then applied on the device.
+        identity = np.arange(X.shape[1], dtype=X.indices.dtype)
+        column_map = super()._sort_features(
+            SimpleNamespace(indices=identity), vocabulary
+        )
+        return X.map_columns(column_map.indices, X.shape[1])
 
     def _limit_features(self, X, vocabulary, high=None, low=None, limit=None):
         """scikit-learn's, less its copy of the whole matrix (``X[:, kept]``
-        over every column) when no term is pruned and no ``limit`` is set:
-        the same matrix, without the cached sorted-indices flag, which the
-        renumbering that follows makes untrue."""
-        if limit is None and sp.issparse(X) and X.format == "csr" and X.shape[1]:
-            dfs = np.bincount(X.indices, minlength=X.shape[1])
+        over every column) when no term is pruned and no ``limit`` is set,
+        and with the pruning by ``min_df``/``max_df`` on the device for a
+        device matrix (``max_features`` runs scikit-learn's code on the
+        host). A host matrix comes back without the cached sorted-indices
+        flag, which the renumbering that follows makes untrue."""
+        on_device = isinstance(X, DeviceCounts)
+        if limit is None and X.shape[1] and (on_device or sp.issparse(X)):
+            if on_device:
+                dfs = to_host(document_frequency(X, compute_namespace()))
+            elif X.format == "csr":
+                dfs = np.bincount(X.indices, minlength=X.shape[1])
+            else:
+                return super()._limit_features(X, vocabulary, high, low, limit)
             kept = np.ones(len(dfs), dtype=bool)
             if high is not None:
                 kept &= dfs <= high
             if low is not None:
                 kept &= dfs >= low
             if kept.all():
-                return type(X)((X.data, X.indices, X.indptr), shape=X.shape)
+                return (
+                    X
+                    if on_device
+                    else type(X)((X.data, X.indices, X.indptr), shape=X.shape)
+                )
+            if on_device and kept.any():
+                # scikit-learn's renumbering of the vocabulary, the kept
+                # terms in their order
+                new_indices = np.cumsum(kept) - 1
+                for term, old_index in list(vocabulary.items()):
+                    if kept[old_index]:
+                        vocabulary[term] = new_indices[old_index]
+                    else:
+                        del vocabulary[term]
+                column_map = np.where(kept, new_indices, -1)
+                return X.map_columns(column_map, int(new_indices[-1]) + 1)
+        if on_device:  # max_features, or scikit-learn's error: nothing kept
+            X = X.to_host()
         return super()._limit_features(X, vocabulary, high, low, limit)
 
     def _device_counts(self) -> bool:
@@ -111,6 +169,15 @@ class _DeviceCountMixin:
             and self.analyzer == "word"  # the vocabulary kernels' analyzer
             and device_analysis(self)
         )
+
+
+def _host_output(X):
+    """What ``fit_transform``/``transform`` return: a device count matrix
+    copied to a SciPy CSR one, aligned with scikit-learn's
+    ``sparse_interface`` setting."""
+    if isinstance(X, DeviceCounts):
+        X = X.to_host()
+    return align_sparse_output(X)
 
 
 class CountVectorizer(_DeviceCountMixin, _SkCountVectorizer):
@@ -203,8 +270,9 @@ class TfidfVectorizer(_DeviceCountMixin, _SkTfidfVectorizer):
     """Convert a collection of raw documents to a matrix of TF-IDF features.
 
     scikit-learn's :class:`sklearn.feature_extraction.text.TfidfVectorizer`:
-    :class:`CountVectorizer` (its counting on the GPU when one is in use)
-    followed by scikit-learn's tf-idf weighting.
+    :class:`CountVectorizer` followed by the tf-idf weighting, both on the
+    GPU when one is in use (the matrix copied to the host once, weighted),
+    with scikit-learn's ``vocabulary_``, ``idf_`` and matrix.
 
     Parameters
     ----------
@@ -276,3 +344,116 @@ class TfidfVectorizer(_DeviceCountMixin, _SkTfidfVectorizer):
     >>> X.shape
     (2, 8)
     """
+
+    # scikit-learn's fit, fit_transform and transform, with a device count
+    # matrix weighted on the device (the idf from its document frequencies,
+    # then gpuml's tf-idf kernel) and copied to the host once, weighted.
+    # ``_tfidf`` stays scikit-learn's TfidfTransformer, holding what its fit
+    # sets (``n_features_in_``, ``idf_``), so that everything scikit-learn
+    # does with it (``idf_``, its setter, pickles) is unchanged.
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, raw_documents, y=None):
+        """Learn vocabulary and idf from training set.
+
+        Parameters
+        ----------
+        raw_documents : iterable
+            An iterable which generates either str, unicode or file objects.
+        y : None
+            This parameter is not needed to compute tfidf.
+
+        Returns
+        -------
+        self : object
+            Fitted vectorizer.
+        """
+        self._check_params()
+        self._warn_for_unused_params()
+        self._tfidf = self._new_tfidf()
+        self._fit_tfidf(_SkCountVectorizer.fit_transform(self, raw_documents))
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, raw_documents, y=None):
+        """Learn vocabulary and idf, return document-term matrix.
+
+        Parameters
+        ----------
+        raw_documents : iterable
+            An iterable which generates either str, unicode or file objects.
+        y : None
+            This parameter is ignored.
+
+        Returns
+        -------
+        X : sparse matrix of (n_samples, n_features)
+            Tf-idf-weighted document-term matrix (SciPy CSR).
+        """
+        self._check_params()
+        self._tfidf = self._new_tfidf()
+        X = _SkCountVectorizer.fit_transform(self, raw_documents)
+        self._fit_tfidf(X)
+        return self._weight(X)
+
+    def transform(self, raw_documents):
+        """Transform documents to document-term matrix.
+
+        Parameters
+        ----------
+        raw_documents : iterable
+            An iterable which generates either str, unicode or file objects.
+
+        Returns
+        -------
+        X : sparse matrix of (n_samples, n_features)
+            Tf-idf-weighted document-term matrix (SciPy CSR).
+        """
+        check_is_fitted(self, msg="The TF-IDF vectorizer is not fitted")
+        return self._weight(_SkCountVectorizer.transform(self, raw_documents))
+
+    def _new_tfidf(self):
+        # looked up at call time, as scikit-learn's code does
+        return _sk_text.TfidfTransformer(
+            norm=self.norm,
+            use_idf=self.use_idf,
+            smooth_idf=self.smooth_idf,
+            sublinear_tf=self.sublinear_tf,
+        )
+
+    def _fit_tfidf(self, X) -> None:
+        """``self._tfidf.fit(X)``; for a device matrix, the state that fit
+        sets, its idf by the same formula from the device's counts."""
+        if not isinstance(X, DeviceCounts):
+            self._tfidf.fit(X)
+            return
+        self._tfidf.n_features_in_ = X.shape[1]
+        if self._tfidf.use_idf:
+            xp = compute_namespace()
+            self._tfidf.idf_ = inverse_document_frequency(X, self._tfidf.smooth_idf, xp)
+
+    def _weight(self, X):
+        """``self._tfidf.transform(X, copy=False)``, on the device for a
+        device matrix where gpuml's kernel takes it (else on its host copy,
+        by scikit-learn's code, which also raises its errors)."""
+        if isinstance(X, DeviceCounts):
+            weighted = self._device_weight(X)
+            if weighted is not None:
+                return align_sparse_output(weighted)
+            X = align_sparse_output(X.to_host())
+        return self._tfidf.transform(X, copy=False)
+
+    def _device_weight(self, X):
+        tfidf = self._tfidf
+        if getattr(tfidf, "n_features_in_", X.shape[1]) != X.shape[1]:
+            return None
+        idf = None
+        if tfidf.use_idf:
+            if not hasattr(tfidf, "idf_"):
+                return None
+            idf = get_cupy().asarray(tfidf.idf_)
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+        out = _device_tfidf(X.to_cupyx(dtype), idf, tfidf.sublinear_tf, tfidf.norm)
+        if out is None:
+            return None
+        return host_csr(out.data, out.indices, out.indptr, out.shape, X.sorted)

@@ -40,6 +40,7 @@ from gpuml._array import (
     to_family_attribute,
     to_host,
 )
+from gpuml._backend import get_cupy
 from gpuml._linalg import dense_to_csr, sparse_coords
 from gpuml._sklearn_compat import StrOptions, align_sparse_output, fit_context
 from gpuml._validation import validate_data
@@ -111,6 +112,26 @@ def _normalize_rows_by_bincount(X, norm: str, xp: ModuleType):
     return X
 
 
+# Whole term counts up to this have their sublinear tf read from a table of
+# NumPy's values (the device's log may differ from NumPy's in the last bit).
+_SUBLINEAR_COUNTS = 1 << 14
+_sublinear_tables: dict = {}
+
+
+def _sublinear_table(dtype):
+    """``log(k) + 1`` for k = 1 .. ``_SUBLINEAR_COUNTS`` in ``dtype``, as
+    NumPy computes it in scikit-learn's ``transform``, on the current
+    device (made once per device and dtype)."""
+    cupy = get_cupy()
+    key = (cupy.cuda.Device().id, np.dtype(dtype))
+    if key not in _sublinear_tables:
+        logs = np.arange(1, _SUBLINEAR_COUNTS + 1, dtype=dtype)
+        np.log(logs, out=logs)
+        logs += 1.0
+        _sublinear_tables[key] = cupy.asarray(logs)
+    return _sublinear_tables[key]
+
+
 def _device_tfidf(X, idf, sublinear: bool, norm):
     """The whole transform of a device CSR matrix in one gpuml kernel (a new
     matrix; its index arrays are copies): each row's values in the order and
@@ -127,8 +148,10 @@ def _device_tfidf(X, idf, sublinear: bool, norm):
     data = _cuda.copy(X.data)
     n_rows = X.shape[0]
     norm_code = {None: 0, "l1": 1, "l2": 2}[norm]
+    logs = _sublinear_table(X.dtype)
     args = (X.data, X.indices, X.indptr, np.int64(n_rows))
-    args += (0 if idf is None else idf, np.int32(sublinear), np.int32(norm_code), data)
+    args += (0 if idf is None else idf, np.int32(sublinear))
+    args += (logs, np.int64(logs.shape[0]), np.int32(norm_code), data)
     _cuda.launch("arrays", name, n_rows, args)
     canonical = getattr(X, "_has_canonical_format", None)
     indices, indptr = _cuda.copy(X.indices), _cuda.copy(X.indptr)
@@ -200,9 +223,12 @@ class TfidfTransformer(
     ``transform`` returns a CSR matrix in the family of its input: SciPy for
     host data (a sparse matrix or array as scikit-learn's
     ``sparse_interface`` setting says, as scikit-learn's own does), cupyx
-    for device data. On a GPU the row norms are summed in another order
-    than scikit-learn's, so float64 results agree to about 1e-15 rather
-    than bit for bit.
+    for device data. On a GPU a CSR matrix with int32 or int64 indices is
+    transformed by one kernel in scikit-learn's order and precision (the
+    same bits; with ``sublinear_tf``, tf values other than whole counts up
+    to 16,384 use the device's ``log``, which may differ in the last bit);
+    other inputs sum the row norms in another order (float64 results agree
+    to about 1e-15).
 
     Examples
     --------

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from gpuml import _cuda
 from gpuml._array import device_to_host
@@ -173,3 +174,84 @@ def lookup(ngrams: WordNgrams, table, columns):
     vocab = (sorted_fp1, sorted_fp2, vocab_column, np.int64(sorted_fp1.shape[0]))
     device._launch("lookup_terms", n, (*args, *vocab, keys))
     return keys
+
+
+@dataclass
+class DeviceCounts:
+    """A count matrix's CSR arrays on the device, from ``_count_vocab`` to
+    the host output of ``fit_transform``/``transform`` (cupyx sparse
+    matrices hold no integers, and CountVectorizer counts in int64 by
+    default). It offers what scikit-learn's code between those steps uses of
+    a SciPy matrix (``data.fill``, ``shape``, ``indices.dtype``); the
+    renumbering and pruning of columns are methods here."""
+
+    data: object
+    indices: object
+    indptr: object
+    shape: tuple[int, int]
+    sorted: bool  # whether each row's columns are in increasing order
+
+    format = "csr"
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def nnz(self) -> int:
+        return self.data.shape[0]
+
+    def map_columns(self, column_map: np.ndarray, n_columns: int) -> DeviceCounts:
+        """The matrix with column ``c`` renamed ``column_map[c]`` (a host
+        array) or dropped where that is negative; each row's values keep
+        their order."""
+        cupy = get_cupy()
+        index = self.indices.dtype
+        i = _cuda.ctype(index)
+        n_rows = self.shape[0]
+        kept = column_map[column_map >= 0]
+        increasing = bool((kept[1:] > kept[:-1]).all())
+        device_map = cupy.asarray(column_map.astype(index))
+        if kept.shape[0] == column_map.shape[0]:  # renumbered only
+            indptr = self.indptr
+        else:
+            counts = cupy.empty(n_rows, dtype=cupy.int32)
+            args = (self.indices, self.indptr, np.int64(n_rows), device_map, counts)
+            device._launch(f"csr_kept_counts<{i}>", n_rows, args)
+            indptr = _cuda.cast(device.exclusive_scan(counts), index)
+        nnz = int(indptr[-1])
+        data = cupy.empty(nnz, dtype=self.data.dtype)
+        indices = cupy.empty(nnz, dtype=index)
+        if nnz:
+            word = "unsigned int" if self.data.itemsize == 4 else "unsigned long long"
+            args = (self.data, self.indices, self.indptr, np.int64(n_rows), device_map)
+            device._launch(
+                f"csr_map_columns<{word}, {i}>", n_rows, (*args, indptr, data, indices)
+            )
+        shape = (n_rows, n_columns)
+        return DeviceCounts(data, indices, indptr, shape, self.sorted and increasing)
+
+    def to_cupyx(self, dtype):
+        """A cupyx CSR matrix of the counts in float ``dtype`` (sharing this
+        matrix's arrays where it can)."""
+        data = _cuda.cast(self.data, dtype)
+        canonical = True if self.sorted else None
+        return _cuda.csr_from_parts(
+            data, self.indices, self.indptr, self.shape, canonical
+        )
+
+    def to_host(self):
+        """The SciPy CSR matrix (a ``csr_array``, as scikit-learn builds it;
+        the caller aligns it with the ``sparse_interface`` setting), with the
+        sorted-indices flag set when the rows are known to be sorted."""
+        return host_csr(self.data, self.indices, self.indptr, self.shape, self.sorted)
+
+
+def host_csr(data, indices, indptr, shape, sorted_rows: bool):
+    """A SciPy ``csr_array`` of device CSR arrays (pinned, chunked copies);
+    ``sorted_rows`` sets SciPy's sorted-indices flag without a scan."""
+    data, indices, indptr = device.to_host_csr(data, indices, indptr)
+    X = sp.csr_array((data, indices, indptr), shape=shape)
+    if sorted_rows:
+        X.has_sorted_indices = True
+    return X

@@ -143,6 +143,98 @@ def test_tfidf_vectorizer(device, rng):
             assert_identical(ours.transform(corpus[:9]), sk.transform(corpus[:9]))
 
 
+_TFIDF_SPACE = dict(
+    norm=["l2", "l1", None],
+    use_idf=[True, False],
+    smooth_idf=[True, False],
+    sublinear_tf=[False, True],
+    min_df=[1, 2, 0.05],
+    max_df=[1.0, 0.5, 30],
+    max_features=[None, None, 25],
+    binary=[False, True],
+    ngram_range=[(1, 1), (1, 2)],
+    dtype=[np.float64, np.float32],
+)
+
+
+def assert_same_output(got, want):
+    """Identical matrices whose sorted-indices flags tell the same."""
+    assert_identical(got, want)
+    assert got.has_sorted_indices == want.has_sorted_indices
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tfidf_vectorizer_random_settings(device, rng):
+    """The device's pruning, renumbering and weighting against scikit-learn's
+    code: the same vocabulary, idf_ and bits, from fit_transform, from fit
+    then transform, and for new documents."""
+    corpus = make_corpus(rng, 60)
+    other = make_corpus(rng, 10)
+    for _ in range(16):
+        settings = {k: v[int(rng.integers(len(v)))] for k, v in _TFIDF_SPACE.items()}
+        fitted = fit_both(settings, corpus, device, SkTfidfVectorizer, TfidfVectorizer)
+        if fitted is None:
+            continue
+        sk, ours = fitted
+        if sk.use_idf:
+            np.testing.assert_array_equal(ours.idf_, sk.idf_)
+            assert ours.idf_.dtype == sk.idf_.dtype
+        with config_context(device=device):
+            assert_same_output(ours.fit_transform(corpus), sk.fit_transform(corpus))
+            refit = TfidfVectorizer(**settings).fit(corpus)
+            assert_same_output(refit.transform(other), sk.transform(other))
+            assert_same_output(ours.transform(corpus), sk.transform(corpus))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_count_vectorizer_pruning_keeps_order(device, rng):
+    """min_df/max_df prune columns on the device: the same vocabulary and
+    matrix, each row's indices in scikit-learn's (unsorted) order."""
+    docs = make_corpus(rng, 80)
+    for settings in (dict(min_df=2), dict(max_df=0.3), dict(min_df=2, max_df=20)):
+        sk, ours = fit_both(settings, docs, device)
+        with config_context(device=device):
+            assert_same_output(ours.fit_transform(docs), sk.fit_transform(docs))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tfidf_vectorizer_sublinear_large_counts(device):
+    """Counts past the device's table of sublinear values, next to small ones."""
+    docs = ["ab " * 20_000 + "cd " * 3, "cd ef " * 9, "ab ef"]
+    for dtype in (np.float64, np.float32):
+        settings = dict(sublinear_tf=True, dtype=dtype)
+        sk, ours = fit_both(settings, docs, device, SkTfidfVectorizer, TfidfVectorizer)
+        with config_context(device=device):
+            got = ours.transform(docs)
+        np.testing.assert_allclose(
+            got.toarray(), sk.transform(docs).toarray(), rtol=1e-6
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tfidf_vectorizer_idf_setter_and_sparse_interface(device, rng):
+    """A given idf_ weights on the device as scikit-learn's; the output
+    follows scikit-learn's sparse_interface setting."""
+    import sklearn
+
+    corpus = make_corpus(rng, 30)
+    sk = SkTfidfVectorizer().fit(corpus)
+    with config_context(device=device):
+        ours = TfidfVectorizer().fit(corpus)
+        idf = np.linspace(1.0, 3.0, len(sk.vocabulary_))
+        sk.idf_ = idf
+        ours.idf_ = idf
+        assert_same_output(ours.transform(corpus), sk.transform(corpus))
+        if "sparse_interface" in sklearn.get_config():
+            with sklearn.config_context(sparse_interface="spmatrix"):
+                want = sk.transform(corpus)
+                assert_same_output(ours.transform(corpus), want)
+                assert_same_output(
+                    CountVectorizer(min_df=2).fit_transform(corpus),
+                    SkCountVectorizer(min_df=2).fit_transform(corpus),
+                )
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_host_settings(device, rng):
     """Settings the device does not analyze: scikit-learn's code."""
