@@ -68,6 +68,7 @@ __all__ = [
     "fit_context",
     "init_callback_context",
     "insert_error_scores",
+    "nearest_neighbors_constraints",
     "num_samples",
     "routing_enabled",
     "routing_owner",
@@ -117,6 +118,13 @@ class _NoCallbacks:
     @contextmanager
     def propagate_callback_context(self, sub_estimator):
         yield
+
+
+def nearest_neighbors_constraints() -> dict:
+    """scikit-learn's parameter constraints of NearestNeighbors."""
+    from sklearn.neighbors import NearestNeighbors
+
+    return dict(NearestNeighbors._parameter_constraints)
 
 
 def init_callback_context(estimator, **kwargs):

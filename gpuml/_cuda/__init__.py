@@ -134,13 +134,17 @@ MODULES: dict[str, tuple[str, ...]] = {
             ("text_unicode", "unsigned int"),
         )
     },
+    # Exact nearest neighbours and UMAP (on demand, like the text modules).
+    "neighbors": (),
+    "umap": tuple(f"smooth_knn<{t}>" for t in _FLOAT_TYPES),
 }
 #: Modules compiled from another module's source file.
 _SOURCES = {"text_ascii": "text", "text_unicode": "text"}
 
-#: Modules that only the text vectorizers use: compiled when one first runs
-#: (or by :func:`compile_all`), not by every process's :func:`prefetch`.
-_ON_DEMAND = frozenset({"text", "text_ascii", "text_unicode"})
+#: Modules that only the text vectorizers, the neighbours search and UMAP
+#: use: compiled when one first runs (or by :func:`compile_all`), not by
+#: every process's :func:`prefetch`.
+_ON_DEMAND = frozenset({"text", "text_ascii", "text_unicode", "neighbors", "umap"})
 
 # Compile time is part of a user's first call: no debug information, and
 # NVRTC's fast-compile mode (CUDA 12.8 and later), which on an H100 cut a

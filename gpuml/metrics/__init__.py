@@ -53,6 +53,7 @@ from gpuml.metrics._scorer import (
     get_scorer_names,
     make_scorer,
 )
+from gpuml.metrics._trustworthiness import trustworthiness
 
 __all__ = [
     "MultimetricScorer",
@@ -97,6 +98,7 @@ __all__ = [
     "root_mean_squared_error",
     "root_mean_squared_log_error",
     "top_k_accuracy_score",
+    "trustworthiness",
     "zero_one_loss",
 ]
 

@@ -1,0 +1,246 @@
+// Exact nearest neighbours: the selection of the k smallest keys of each row
+// of a tile of scores, and the ranks that trustworthiness needs.
+//
+// A tile holds, for some query rows i and every fitted row j, a float64
+// score G[i, j] (an inner product from cuBLAS, or a distance); the key that
+// orders row i's neighbours is alpha * G[i, j] + column[j] (column may be
+// null): for the euclidean metric alpha = -2 and column[j] = |x_j|^2 (the
+// squared distance less |x_i|^2, which does not change the order), for the
+// cosine metric alpha = -1 on normalised rows, for distances alpha = 1.
+// Equal keys are ordered by column index, so results do not depend on the
+// order of the work.
+
+#define KNN_MAX_K 128
+#define WARP 32
+#define SELECT_UNROLL 4
+
+__device__ __forceinline__ double score_key(const double* G, const double* column,
+                                            double alpha, long long row_offset,
+                                            long long j)
+{
+    const double g = alpha * G[row_offset + j];
+    return column ? g + column[j] : g;
+}
+
+__device__ __forceinline__ bool key_less(double a, long long ia, double b, long long ib)
+{
+    return a < b || (a == b && ia < ib);
+}
+
+// Merge the sorted lists that the lanes of a warp hold (each lane's keys and
+// index, `count` long): the k smallest, written by lane 0 to out_key and
+// out_index. Equal (key, index) pairs, only the padding of short lists,
+// go to the lowest lane.
+__device__ void warp_merge(const double* keys, const long long* index, int count, int k,
+                           double* out_key, long long* out_index)
+{
+    const int lane = threadIdx.x % WARP;
+    int head = 0;
+    for (int out = 0; out < k; out++) {
+        double best = head < count ? keys[head] : __longlong_as_double(0x7ff0000000000000LL);
+        long long best_index = head < count ? index[head] : 0x7fffffffffffffffLL;
+        int best_lane = lane;
+        for (int step = WARP / 2; step > 0; step /= 2) {
+            const double other = __shfl_xor_sync(0xffffffff, best, step);
+            const long long other_index = __shfl_xor_sync(0xffffffff, best_index, step);
+            const int other_lane = __shfl_xor_sync(0xffffffff, best_lane, step);
+            if (key_less(other, other_index, best, best_index) ||
+                (other == best && other_index == best_index && other_lane < best_lane)) {
+                best = other;
+                best_index = other_index;
+                best_lane = other_lane;
+            }
+        }
+        if (lane == 0) {
+            out_key[out] = best;
+            out_index[out] = best_index;
+        }
+        if (lane == best_lane)
+            head++;
+    }
+}
+
+// The k smallest keys of each tile row (k <= KNN_MAX_K), ascending: one
+// warp per row. Each lane keeps a sorted list of the smallest keys among
+// its columns (a lane sees n / 32 of them, so few are inserted), then the
+// warp merges the 32 lists. out_key/out_index: (rows, k).
+extern "C" __global__ void knn_select(const double* G, const double* column,
+                                      double alpha, long long rows, long long n, int k,
+                                      long long index_offset, double* out_key,
+                                      long long* out_index)
+{
+    double keys[KNN_MAX_K];
+    long long index[KNN_MAX_K];
+    const int lane = threadIdx.x % WARP;
+    const long long warps = (long long)gridDim.x * (blockDim.x / WARP);
+    for (long long r = (long long)blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP;
+         r < rows; r += warps) {
+        const long long offset = r * n;
+        int count = 0;
+        // SELECT_UNROLL loads in flight per lane before any is used
+        for (long long base = lane; base < n; base += SELECT_UNROLL * WARP) {
+            double loaded[SELECT_UNROLL];
+#pragma unroll
+            for (int u = 0; u < SELECT_UNROLL; u++) {
+                const long long j = base + u * WARP;
+                loaded[u] = j < n ? score_key(G, column, alpha, offset, j) : 0.0;
+            }
+#pragma unroll
+            for (int u = 0; u < SELECT_UNROLL; u++) {
+                const long long j = base + u * WARP;
+                if (j >= n)
+                    break;
+                const double key = loaded[u];
+                const long long global = j + index_offset;
+                if (count == k && !key_less(key, global, keys[k - 1], index[k - 1]))
+                    continue;
+                int at = count < k ? count++ : k - 1;
+                while (at > 0 && key_less(key, global, keys[at - 1], index[at - 1])) {
+                    keys[at] = keys[at - 1];
+                    index[at] = index[at - 1];
+                    at--;
+                }
+                keys[at] = key;
+                index[at] = global;
+            }
+        }
+        warp_merge(keys, index, count, k, out_key + r * k, out_index + r * k);
+    }
+}
+
+// The k smallest of two sorted (key, index) lists per row, into the first:
+// a block of columns' selection merged into the rows' running one.
+extern "C" __global__ void knn_merge(double* key, long long* index, const double* part_key,
+                                     const long long* part_index, long long rows, int k)
+{
+    double keys[KNN_MAX_K];
+    long long indices[KNN_MAX_K];
+    GRID_STRIDE(r, rows) {
+        double* a = key + r * k;
+        long long* ai = index + r * k;
+        const double* b = part_key + r * k;
+        const long long* bi = part_index + r * k;
+        int i = 0, j = 0;
+        for (int out = 0; out < k; out++) {
+            if (key_less(b[j], bi[j], a[i], ai[i])) {
+                keys[out] = b[j];
+                indices[out] = bi[j++];
+            } else {
+                keys[out] = a[i];
+                indices[out] = ai[i++];
+            }
+        }
+        for (int out = 0; out < k; out++) {
+            a[out] = keys[out];
+            ai[out] = indices[out];
+        }
+    }
+}
+
+// Manhattan distances of t query rows to n rows (float64, C order).
+extern "C" __global__ void manhattan_tile(const double* Q, const double* X, long long t,
+                                          long long n, long long d, double* out)
+{
+    GRID_STRIDE(p, t * n) {
+        const long long i = p / n, j = p - i * n;
+        const double* q = Q + i * d;
+        const double* x = X + j * d;
+        double s = 0.0;
+        for (long long f = 0; f < d; f++)
+            s += fabs(q[f] - x[f]);
+        out[p] = s;
+    }
+}
+
+// Trustworthiness' ranks: for tile row r (sample row0 + r) and each of its k
+// neighbours e in the embedding, 1 + the number of other samples m whose key
+// is below e's (equal keys ordered by index), as the position of e in
+// scikit-learn's argsort of the row. One block per row.
+extern "C" __global__ void neighbour_ranks(const double* G, const double* column,
+                                           double alpha, long long rows, long long n,
+                                           long long row0, const long long* neighbours,
+                                           int k, long long* ranks)
+{
+    __shared__ unsigned long long count;
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const long long offset = r * n, self = row0 + r;
+        for (int e = 0; e < k; e++) {
+            const long long target = neighbours[r * k + e];
+            const double threshold = score_key(G, column, alpha, offset, target);
+            if (threadIdx.x == 0)
+                count = 0;
+            __syncthreads();
+            unsigned long long mine = 0;
+            for (long long m = threadIdx.x; m < n; m += blockDim.x) {
+                if (m == self)
+                    continue;
+                mine += key_less(score_key(G, column, alpha, offset, m), m, threshold, target);
+            }
+            atomicAdd(&count, mine);
+            __syncthreads();
+            if (threadIdx.x == 0)
+                ranks[r * k + e] = (long long)count + 1;
+            __syncthreads();
+        }
+    }
+}
+
+// ------------------------------------------------------------ row helpers
+
+// Each row of X (n, d) centred (center) and scaled to unit l2 norm, in
+// place; rows of zero norm stay zero (scikit-learn's normalize).
+extern "C" __global__ void normalize_rows(double* X, long long n, long long d, int center)
+{
+    GRID_STRIDE(i, n) {
+        double* x = X + i * d;
+        if (center) {
+            double mean = 0.0;
+            for (long long f = 0; f < d; f++)
+                mean += x[f];
+            mean /= d;
+            for (long long f = 0; f < d; f++)
+                x[f] -= mean;
+        }
+        double s = 0.0;
+        for (long long f = 0; f < d; f++)
+            s += x[f] * x[f];
+        if (s == 0.0)
+            continue;
+        s = sqrt(s);
+        for (long long f = 0; f < d; f++)
+            x[f] /= s;
+    }
+}
+
+// out[i] = |X[i]|^2 for the rows of X (n, d).
+extern "C" __global__ void squared_norms(const double* X, long long n, long long d,
+                                         double* out)
+{
+    GRID_STRIDE(i, n) {
+        const double* x = X + i * d;
+        double s = 0.0;
+        for (long long f = 0; f < d; f++)
+            s += x[f] * x[f];
+        out[i] = s;
+    }
+}
+
+// Distances from the selected keys: kind 0, the keys are distances; 1,
+// euclidean: sqrt(max(|q_i|^2 + key, 0)); 2, cosine: 1 + key clipped to
+// [0, 2] (scikit-learn's cosine_distances).
+extern "C" __global__ void knn_distances(const double* keys, const double* row_terms,
+                                         long long rows, int k, int kind, double* out)
+{
+    GRID_STRIDE(p, rows * (long long)k) {
+        const double key = keys[p];
+        double d = key;
+        if (kind == 1) {
+            d = row_terms[p / k] + key;
+            d = sqrt(d > 0.0 ? d : 0.0);
+        } else if (kind == 2) {
+            d = 1.0 + key;
+            d = d < 0.0 ? 0.0 : (d > 2.0 ? 2.0 : d);
+        }
+        out[p] = d;
+    }
+}

@@ -1,0 +1,636 @@
+"""UMAP: Uniform Manifold Approximation and Projection, as a scikit-learn
+estimator, on the GPU.
+
+``fit`` reads as umap-learn's: validate; the exact k nearest neighbours
+(:mod:`gpuml.neighbors._search`); the fuzzy simplicial set
+(:mod:`gpuml.manifold._umap_graph`); with a target, its intersection with
+the labels' simplicial set; an initial layout (spectral, PCA, random or
+given), scaled as umap-learn scales it; the stochastic gradient descent
+(:mod:`gpuml.manifold._umap_layout`). On a GPU every step runs on the
+device except the spectral initialisation's small eigenproblems below 4,096
+points, the supervised intersection (SciPy on the graph) and the
+initialisation's scaling of an (n, n_components) array; on the CPU the same
+algorithm runs with NumPy and SciPy.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import curve_fit
+from scipy.sparse.csgraph import connected_components
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from gpuml._array import compute_namespace, input_family, to_family, to_host
+from gpuml._sklearn_compat import Interval, StrOptions, fit_context
+from gpuml._validation import validate_data
+from gpuml.base import DeviceCacheMixin
+from gpuml.manifold import _umap_graph as graph_steps
+from gpuml.manifold import _umap_layout as layout_steps
+from gpuml.neighbors._search import MAX_DEVICE_K, device_kneighbors, device_metric
+
+_METRICS = {"euclidean", "l2", "manhattan", "cityblock", "l1", "cosine", "correlation"}
+# Below this many points the spectral initialisation solves a dense
+# eigenproblem on the host (robust where Lanczos struggles).
+_DENSE_SPECTRAL = 4096
+
+
+def find_ab_params(spread: float, min_dist: float) -> tuple[float, float]:
+    """umap-learn's ``a`` and ``b``: the curve ``1 / (1 + a x^(2b))`` fitted
+    by least squares to 1 below ``min_dist`` and ``exp(-(x - min_dist) /
+    spread)`` beyond it, over ``[0, 3 * spread]``."""
+
+    def curve(x, a, b):
+        return 1.0 / (1.0 + a * x ** (2 * b))
+
+    x = np.linspace(0, spread * 3, 300)
+    y = np.where(x < min_dist, 1.0, np.exp(-(x - min_dist) / spread))
+    (a, b), _ = curve_fit(curve, x, y)
+    return float(a), float(b)
+
+
+def default_epochs(n_samples: int) -> int:
+    """umap-learn's default number of epochs of a fit."""
+    return 500 if n_samples <= 10_000 else 200
+
+
+def memory_estimate(n_samples: int, n_features: int, n_neighbors: int, dim: int) -> int:
+    """Bytes of GPU memory a fit needs at most, about: the kNN search (data
+    in float64, a score tile of up to 2 GB, results), the graph's 2 n k entries
+    (keys, values, sort order, weights, sampling clocks: about 44 bytes
+    each) and two copies of the embedding."""
+    from gpuml.neighbors._search import device_memory_estimate
+
+    knn = device_memory_estimate(n_samples, n_samples, n_features, n_neighbors)
+    graph = 44 * 2 * n_samples * n_neighbors
+    return knn + graph + 8 * n_samples * dim
+
+
+class UMAP(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, DeviceCacheMixin, BaseEstimator
+):
+    """Uniform Manifold Approximation and Projection.
+
+    umap-learn's :class:`umap.UMAP` (the parameters listed here, with their
+    meaning and defaults) as a scikit-learn estimator, computed on the GPU
+    when one is in use: the exact nearest neighbours, the fuzzy simplicial
+    set, the spectral initialisation and the layout's gradient descent.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=15
+        The size of the local neighbourhood (in samples) used to
+        approximate the manifold.
+    n_components : int, default=2
+        The dimension of the embedding (at most 16 on the GPU).
+    metric : {'euclidean', 'manhattan', 'cosine', 'correlation', \
+            'precomputed'}, default='euclidean'
+        The metric of the input space ('l2', 'cityblock' and 'l1' are
+        aliases). With 'precomputed', ``X`` is a square matrix of distances.
+    n_epochs : int, default=None
+        The number of training epochs: 500 for at most 10,000 samples, else
+        200, when None (umap-learn's rule).
+    learning_rate : float, default=1.0
+        The initial learning rate of the embedding optimisation.
+    init : {'spectral', 'pca', 'random'} or ndarray of shape \
+            (n_samples, n_components), default='spectral'
+        The initial layout. 'spectral' uses the graph Laplacian's
+        eigenvectors (PCA when the graph is not connected).
+    min_dist : float, default=0.1
+        The effective minimum distance between embedded points.
+    spread : float, default=1.0
+        The effective scale of embedded points.
+    set_op_mix_ratio : float, default=1.0
+        Interpolates between the fuzzy union (1.0) and intersection (0.0) of
+        the local fuzzy simplicial sets.
+    local_connectivity : float, default=1.0
+        The number of nearest neighbours assumed connected at a local level.
+    repulsion_strength : float, default=1.0
+        The weight of negative samples in the optimisation.
+    negative_sample_rate : int, default=5
+        The number of negative samples per positive sample.
+    a : float, default=None
+        The embedding's curve parameter; found from ``min_dist`` and
+        ``spread`` when None.
+    b : float, default=None
+        The embedding's curve parameter; found from ``min_dist`` and
+        ``spread`` when None.
+    target_weight : float, default=0.5
+        In supervised UMAP, the weight of the labels against the data (0:
+        the data only, 1: the labels as much as possible).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation and the negative samples: with a seed, a
+        fit repeats exactly on the same device.
+    verbose : bool, default=False
+        Print the stages and the progress of the epochs.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The embedding of the training data (float32), in the family (host or
+        device) of the training input.
+    graph_ : sparse matrix of shape (n_samples, n_samples)
+        The fuzzy simplicial set (CSR; SciPy, or cupyx for device input).
+    n_features_in_ : int
+        Number of features seen during :term:`fit`.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during :term:`fit`, when they are all
+        strings.
+
+    See Also
+    --------
+    gpuml.neighbors.NearestNeighbors : The exact neighbours search.
+    gpuml.metrics.trustworthiness : A measure of the embedding's quality.
+
+    Notes
+    -----
+    Differences from umap-learn: the neighbours are exact (umap-learn
+    approximates them above 4,096 samples); the gradient descent updates
+    every vertex in parallel from the positions at the start of each epoch,
+    so a seeded fit repeats on the same device (umap-learn's seeded fits run
+    on one thread); a disconnected graph starts from PCA rather than
+    umap-learn's per-component spectral layout; targets are categorical
+    (-1 for unlabelled samples). Device memory: see :func:`memory_estimate`;
+    a fit that cannot fit raises ``MemoryError`` before it starts.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from gpuml.manifold import UMAP
+    >>> X, _ = load_digits(return_X_y=True)
+    >>> embedding = UMAP(n_epochs=50, random_state=0).fit_transform(X[:300])
+    >>> embedding.shape
+    (300, 2)
+    """
+
+    _parameter_constraints: dict = {
+        "n_neighbors": [Interval(Integral, 2, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "metric": [StrOptions(_METRICS | {"precomputed"})],
+        "n_epochs": [Interval(Integral, 1, None, closed="left"), None],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "init": [StrOptions({"spectral", "pca", "random"}), "array-like"],
+        "min_dist": [Interval(Real, 0, None, closed="left")],
+        "spread": [Interval(Real, 0, None, closed="neither")],
+        "set_op_mix_ratio": [Interval(Real, 0, 1, closed="both")],
+        "local_connectivity": [Interval(Real, 0, None, closed="left")],
+        "repulsion_strength": [Interval(Real, 0, None, closed="left")],
+        "negative_sample_rate": [Interval(Integral, 0, None, closed="left")],
+        "a": [Interval(Real, 0, None, closed="neither"), None],
+        "b": [Interval(Real, 0, None, closed="neither"), None],
+        "target_weight": [Interval(Real, 0, 1, closed="both")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_neighbors=15,
+        n_components=2,
+        metric="euclidean",
+        n_epochs=None,
+        learning_rate=1.0,
+        init="spectral",
+        min_dist=0.1,
+        spread=1.0,
+        set_op_mix_ratio=1.0,
+        local_connectivity=1.0,
+        repulsion_strength=1.0,
+        negative_sample_rate=5,
+        a=None,
+        b=None,
+        target_weight=0.5,
+        random_state=None,
+        verbose=False,
+    ):
+        self.n_neighbors = n_neighbors
+        self.n_components = n_components
+        self.metric = metric
+        self.n_epochs = n_epochs
+        self.learning_rate = learning_rate
+        self.init = init
+        self.min_dist = min_dist
+        self.spread = spread
+        self.set_op_mix_ratio = set_op_mix_ratio
+        self.local_connectivity = local_connectivity
+        self.repulsion_strength = repulsion_strength
+        self.negative_sample_rate = negative_sample_rate
+        self.a = a
+        self.b = b
+        self.target_weight = target_weight
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ----------------------------------------------------------------- fit
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit X into an embedded space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or \
+                (n_samples, n_samples)
+            The data (host or device family), or its distances with
+            ``metric='precomputed'``.
+        y : array-like of shape (n_samples,), default=None
+            Categorical labels for supervised UMAP (-1: unlabelled).
+
+        Returns
+        -------
+        self : UMAP
+            The fitted estimator.
+        """
+        xp = compute_namespace()
+        family = input_family(X)
+        self._reset_device_cache()
+        self.__dict__.pop("_log_start", None)
+        self._log("fit started")
+        X = validate_data(
+            self, X, xp=xp, dtype=(np.float32, np.float64), ensure_min_samples=2
+        )
+        self._log("data validated (copied to the device for the GPU)")
+        n = X.shape[0]
+        if self.metric == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"Precomputed distances must be a square matrix; got shape {X.shape}."
+            )
+        if y is not None:
+            y = np.asarray(to_host(y))
+            if y.shape[0] != n:
+                raise ValueError(
+                    f"Found input variables with inconsistent numbers of samples: "
+                    f"[{n}, {y.shape[0]}]"
+                )
+        k = self.n_neighbors
+        if k >= n:
+            warnings.warn(
+                "n_neighbors is larger than the dataset size; truncating to "
+                "X.shape[0] - 1",
+                UserWarning,
+                stacklevel=2,
+            )
+            k = n - 1
+        device = xp is not np
+        dim = self.n_components
+        if device and (
+            k + 1 > MAX_DEVICE_K or dim > layout_steps.MAX_DEVICE_COMPONENTS
+        ):
+            raise ValueError(
+                f"On the GPU, UMAP takes n_neighbors < {MAX_DEVICE_K} and "
+                f"n_components <= {layout_steps.MAX_DEVICE_COMPONENTS}; got "
+                f"{self.n_neighbors} and {dim}. Use the CPU for more "
+                "(gpuml.config_context(device='cpu'))."
+            )
+        if device:
+            _check_memory(n, X.shape[1], k, dim)
+        rng = check_random_state(self.random_state)
+        a, b = self._ab()
+        n_epochs = self.n_epochs or default_epochs(n)
+        prune_epochs = n_epochs if n_epochs > 10 else default_epochs(n)
+        # k + 1 neighbours with the point itself (umap-learn's kNN includes it)
+        dists, indices = _kneighbors(X, X, k + 1 if k < n else k, self.metric, xp)
+        self._log("nearest neighbours done")
+        if device:
+            values = graph_steps.memberships_device(
+                dists, indices, self.local_connectivity, bipartite=False
+            )
+            edges, top = graph_steps.union_device(
+                values, indices, self.set_op_mix_ratio
+            )
+            graph = edges.csr()
+        else:
+            values, _, _ = graph_steps.memberships_numpy(
+                dists, indices, self.local_connectivity, bipartite=False
+            )
+            edges = graph_steps.union_numpy(values, indices, self.set_op_mix_ratio)
+            graph = edges.csr()
+        if y is not None:
+            graph = _label_intersection(graph, y, self.target_weight)
+            edges = graph_steps.edges_from_csr(graph, xp)
+            top = xp.asarray(
+                np.array([graph.data.max()], dtype=np.float32).view(np.uint32)
+            )
+        self._log("fuzzy simplicial set done")
+        if device:
+            periods = graph_steps.schedule_device(
+                edges.weights, top, n_epochs, prune_epochs
+            )
+        else:
+            periods = graph_steps.schedule_numpy(edges.weights, n_epochs, prune_epochs)
+        start = self._initial_layout(X, graph, edges, dim, rng, xp)
+        self._log("initial layout done")
+        seed = int(rng.randint(np.iinfo(np.int32).max)) << 31 | int(
+            rng.randint(np.iinfo(np.int32).max)
+        )
+        layout = layout_steps.layout_device if device else layout_steps.layout_numpy
+        embedding = layout(
+            xp.asarray(start),
+            None,
+            edges.indptr,
+            edges.keys,
+            periods,
+            n_epochs,
+            a=a,
+            b=b,
+            gamma=self.repulsion_strength,
+            initial_alpha=self.learning_rate,
+            negative_rate=self.negative_sample_rate,
+            same_space=True,
+            seed=seed,
+            verbose=self.verbose,
+        )
+        self._log("layout done")
+        self.embedding_ = to_family(embedding, family)
+        self.graph_ = to_family(graph, family)
+        self._raw_data = to_family(X, family)
+        self._n_neighbors = k
+        self._a, self._b = a, b
+        self._transform_seed = int(rng.randint(np.iinfo(np.int32).max))
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit X into an embedded space and return that transformed output.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data (host or device family).
+        y : array-like of shape (n_samples,), default=None
+            Categorical labels for supervised UMAP (-1: unlabelled).
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+            Embedding of the training data (float32), in the family of ``X``.
+        """
+        return self.fit(X, y).embedding_
+
+    def transform(self, X):
+        """Embed new points against the fitted ones.
+
+        Each new point's neighbours among the training data give its
+        memberships, its first position (their weighted mean) and the edges
+        of a shorter optimisation in which only the new points move
+        (umap-learn's ``transform``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New data (host or device family).
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_queries, n_components)
+            Embedding of the new data (float32), in the family of ``X``.
+        """
+        check_is_fitted(self)
+        if self.metric == "precomputed":
+            raise ValueError(
+                "transform is not available with metric='precomputed': the distances "
+                "of new points to the training points would be needed."
+            )
+        xp = compute_namespace()
+        family = input_family(X)
+        X = validate_data(self, X, xp=xp, reset=False, dtype=(np.float32, np.float64))
+        train = self._fitted("_raw_data", xp)
+        reference = self._fitted("embedding_", xp)
+        n_train, k, q = train.shape[0], self._n_neighbors, X.shape[0]
+        dists, indices = _kneighbors(train, X, k, self.metric, xp)
+        lc = max(0.0, self.local_connectivity - 1.0)
+        device = xp is not np
+        if device:
+            values = graph_steps.memberships_device(dists, indices, lc, bipartite=True)
+        else:
+            values, _, _ = graph_steps.memberships_numpy(
+                dists, indices, lc, bipartite=True
+            )
+        # One row of k entries per new point (keys row * n_train + column).
+        indices_h, values_h = to_host(indices), to_host(values)
+        rows = np.repeat(np.arange(q, dtype=np.int64), k)
+        weights = values_h.ravel().astype(np.float32)
+        keys = rows * n_train + indices_h.ravel()
+        indptr = np.arange(0, q * k + 1, k, dtype=np.int64)
+        n_epochs = (
+            (100 if q <= 10_000 else 30)
+            if self.n_epochs is None
+            else self.n_epochs // 3
+        )
+        n_epochs = max(n_epochs, 1)
+        start = _graph_mean(indptr, indices_h, weights, to_host(reference))
+        periods = graph_steps.schedule_numpy(weights, n_epochs, n_epochs)
+        layout = layout_steps.layout_device if device else layout_steps.layout_numpy
+        embedding = layout(
+            xp.asarray(start),
+            reference,
+            xp.asarray(indptr),
+            xp.asarray(keys),
+            xp.asarray(periods),
+            n_epochs,
+            a=self._a,
+            b=self._b,
+            gamma=self.repulsion_strength,
+            initial_alpha=self.learning_rate / 4.0,
+            negative_rate=self.negative_sample_rate,
+            same_space=False,
+            seed=self._transform_seed,
+        )
+        return to_family(embedding, family)
+
+    # ------------------------------------------------------------- helpers
+
+    def _ab(self) -> tuple[float, float]:
+        if self.a is None or self.b is None:
+            return find_ab_params(self.spread, self.min_dist)
+        return float(self.a), float(self.b)
+
+    def _log(self, message: str) -> None:
+        """With ``verbose``, the stage and the seconds since fit began (the
+        device's work finished first, so that the times are the stages')."""
+        if not self.verbose:
+            return
+        import time
+
+        from gpuml._backend import get_cupy, gpu_available
+
+        if gpu_available():
+            get_cupy().cuda.Device().synchronize()
+        now = time.perf_counter()
+        start = self.__dict__.setdefault("_log_start", now)
+        print(f"UMAP: {message} ({now - start:.3f} s)", flush=True)
+
+    def _initial_layout(self, X, graph, edges, dim: int, rng, xp):
+        """umap-learn's initial layout, scaled as umap-learn scales it (the
+        spectral and PCA layouts to at most 10 with noise of 1e-4, then
+        every layout to [0, 10] per column): a host float32 array."""
+        init = self.init
+        n = graph.shape[0]
+        if isinstance(init, str) and init == "random":
+            start = rng.uniform(low=-10.0, high=10.0, size=(n, dim)).astype(np.float32)
+        elif isinstance(init, str):
+            start = None
+            if init == "spectral":
+                start = _spectral_layout(graph, edges, dim, xp)
+            if start is None:
+                start = (
+                    _pca_layout(X, dim, xp) if self.metric != "precomputed" else None
+                )
+            if start is None:
+                start = rng.uniform(low=-10.0, high=10.0, size=(n, dim))
+            expansion = 10.0 / np.abs(start).max()
+            start = (start * expansion).astype(np.float32)
+            start += rng.normal(scale=0.0001, size=start.shape).astype(np.float32)
+        else:
+            start = np.asarray(to_host(init), dtype=np.float32)
+            if start.shape != (n, dim):
+                raise ValueError(
+                    f"init must have shape (n_samples, n_components) = {(n, dim)}; "
+                    f"got {start.shape}."
+                )
+        low, high = start.min(axis=0), start.max(axis=0)
+        span = np.where(high > low, high - low, 1.0)
+        # C order: the eigenvectors of np.linalg.eigh come Fortran-ordered
+        return np.ascontiguousarray(10.0 * (start - low) / span, dtype=np.float32)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+
+def _check_memory(n: int, n_features: int, k: int, dim: int) -> None:
+    """A clear error, before any work, when a fit cannot fit the GPU."""
+    from gpuml._backend import get_cupy
+
+    cupy = get_cupy()
+    need = memory_estimate(n, n_features, k + 1, dim)
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    free += cupy.get_default_memory_pool().free_bytes()
+    if need > free:
+        raise MemoryError(
+            f"UMAP of {n:,} samples x {n_features} features with n_neighbors={k} "
+            f"needs about {need / 2**30:.1f} GiB of GPU memory; {free / 2**30:.1f} GiB "
+            "is free. Fit on a sample of the data, free GPU memory, or use the CPU "
+            "(gpuml.config_context(device='cpu'))."
+        )
+
+
+def _kneighbors(X_fit, X_query, k: int, metric: str, xp):
+    """Exact kNN, self included for a fit: (distances, indices) in ``xp``
+    (float64 and int64 on the device)."""
+    if xp is not np:
+        resolved = "precomputed" if metric == "precomputed" else device_metric(metric)
+        return device_kneighbors(X_fit, X_query, k, resolved)
+    from sklearn.neighbors import NearestNeighbors
+
+    if metric == "precomputed":
+        D = np.asarray(X_query, dtype=np.float64)
+        indices = np.argsort(D, axis=1, kind="stable")[:, :k]
+        return np.take_along_axis(D, indices, axis=1), indices
+    search = NearestNeighbors(n_neighbors=k, metric=metric, algorithm="brute").fit(
+        X_fit
+    )
+    dists, indices = search.kneighbors(X_query)
+    return dists.astype(np.float64), indices
+
+
+def _label_intersection(graph, y, target_weight: float):
+    """umap-learn's categorical simplicial set intersection: edges between
+    different labels scaled by exp(-far), with an unlabelled end (-1) by
+    exp(-1); then each row scaled to a maximum of 1 and the fuzzy union
+    with the transpose again (reset_local_connectivity)."""
+    far = 2.5 * (1.0 / (1.0 - target_weight)) if target_weight < 1.0 else 1.0e12
+    coo = graph.tocoo()
+    yi, yj = y[coo.row], y[coo.col]
+    unknown = (yi == -1) | (yj == -1)
+    scale = np.where(unknown, np.exp(-1.0), np.where(yi != yj, np.exp(-far), 1.0))
+    coo.data = (coo.data * scale).astype(np.float32)
+    coo.eliminate_zeros()
+    result = coo.tocsr()
+    top = result.max(axis=1).toarray().ravel()
+    top[top == 0] = 1.0
+    result = sp.diags(1.0 / top) @ result
+    transpose = result.T
+    result = (result + transpose - result.multiply(transpose)).tocsr()
+    result.data = result.data.astype(np.float32)
+    result.eliminate_zeros()
+    return result
+
+
+def _spectral_layout(graph, edges, dim: int, xp):
+    """The eigenvectors of the normalised graph Laplacian for its ``dim``
+    smallest nonzero eigenvalues (host array), or None when the graph is
+    not connected or the eigensolver fails. Up to 4,096 points a dense
+    eigenproblem on the host; beyond, Lanczos: SciPy's, or on the GPU
+    :func:`~gpuml.manifold._umap_graph.top_eigenvectors_device` on the
+    device's graph (checked for connectedness there too)."""
+    n = graph.shape[0]
+    k = dim + 1
+    if k >= n:
+        return None
+    dense = n <= _DENSE_SPECTRAL
+    try:
+        if dense or xp is np:
+            if connected_components(graph, directed=False)[0] > 1:
+                return None
+            degree = np.asarray(graph.sum(axis=0)).ravel()
+            scale = sp.diags(1.0 / np.sqrt(degree))
+            normalised = (scale @ graph.astype(np.float64) @ scale).tocsr()
+        if dense:
+            values, vectors = np.linalg.eigh(normalised.toarray())
+        elif xp is np:
+            from scipy.sparse.linalg import eigsh
+
+            ncv = max(2 * k + 1, int(np.sqrt(n)))
+            values, vectors = eigsh(
+                normalised,
+                k,
+                which="LA",
+                ncv=ncv,
+                tol=1e-4,
+                v0=np.ones(n),
+                maxiter=n * 5,
+            )
+        else:
+            if not graph_steps.connected_device(edges):
+                return None
+            normalised = graph_steps.normalised_adjacency_device(edges)
+            values, vectors = graph_steps.top_eigenvectors_device(normalised, k)
+    except Exception:  # the eigensolver did not converge: another start
+        return None
+    order = np.argsort(values)[::-1][1:k]  # the largest of D^-1/2 W D^-1/2
+    return vectors[:, order]
+
+
+def _pca_layout(X, dim: int, xp):
+    """The data's first ``dim`` principal components (host array)."""
+    from gpuml._linalg import thin_svd
+
+    centred = X - X.mean(axis=0)
+    if centred.shape[1] < dim:
+        return None
+    U, s, _ = thin_svd(centred.astype(np.float64), xp)
+    return to_host(U[:, :dim] * s[:dim])
+
+
+def _graph_mean(indptr, indices, weights, embedding):
+    """A new point's first position: the weighted mean of its neighbours'
+    embeddings (NaN for a row of zero weights), as umap-learn's
+    ``init_graph_transform``."""
+    q, k = indices.shape
+    w = weights.reshape(q, k).astype(np.float64)
+    total = w.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (w[:, :, None] * embedding[indices]).sum(axis=1) / total
+    return mean.astype(np.float32)

@@ -1,0 +1,205 @@
+"""UMAP's layout: stochastic gradient descent over the graph's edges.
+
+umap-learn's ``optimize_layout_euclidean``, made deterministic and
+parallel. Each epoch, every head vertex walks its edges in order (CSR): an
+edge due for a sample pulls the vertex toward the edge's tail, then the
+edge's negative samples (random vertices) push it away, each move clipped
+to 4 and scaled by the learning rate, which falls linearly over the epochs.
+The vertex's own position changes as it goes (as umap-learn's ``current``);
+every other position is read as it was when the epoch began, so the result
+does not depend on the order in which vertices are processed. In a fit
+the graph holds both directions of each edge; umap-learn moves both ends of
+a sampled edge (``move_other``), so each end twice per period, where here
+each end moves itself once, when its own direction is sampled: measured on
+the CPU path against umap-learn 0.5.12 (trustworthiness, k=15), moving
+once scored 0.836 on 20,000 points of issue 16's classification data
+(umap-learn 0.822) and 0.988 on the digits (umap-learn 0.988), moving twice
+0.817 and 0.986. Negative samples are
+a hash of (seed, edge, epoch, sample), so a run repeats given its seed.
+
+:func:`layout_device` runs one kernel launch per epoch
+(``gpuml/_cuda/umap.cu``: ``layout_epoch``, a thread per vertex);
+:func:`layout_numpy` is the same algorithm on the host, vectorised over
+vertices one edge slot at a time (for small data and the tests).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuml import _cuda
+from gpuml._backend import get_cupy
+
+#: The layout kernel's largest embedding dimension.
+MAX_DEVICE_COMPONENTS = 16
+
+_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser on uint64 arrays (wrapping arithmetic)."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def learning_rates(initial: float, n_epochs: int) -> list[float]:
+    """umap-learn's rate per epoch: the initial one for the first two, then
+    ``initial * (1 - (epoch - 1) / n_epochs)``."""
+    return [
+        initial if n == 0 else initial * (1.0 - (n - 1) / n_epochs)
+        for n in range(n_epochs)
+    ]
+
+
+def _report(verbose: bool, epoch: int, n_epochs: int) -> None:
+    if verbose and (epoch + 1) % max(1, n_epochs // 10) == 0:
+        print(f"\tcompleted {epoch + 1} / {n_epochs} epochs", flush=True)
+
+
+def layout_numpy(
+    head,
+    tail,
+    indptr,
+    keys,
+    periods,
+    n_epochs: int,
+    *,
+    a: float,
+    b: float,
+    gamma: float,
+    initial_alpha: float,
+    negative_rate: float,
+    same_space: bool,
+    seed: int,
+    verbose: bool = False,
+):
+    """The layout on the host: ``head`` (moving, float32 (n_heads, dim)) after
+    ``n_epochs``; ``tail`` is the fixed embedding of a transform, or None in
+    a fit (the heads are their own tails)."""
+    head = np.array(head, dtype=np.float32, order="C")
+    n_heads = head.shape[0]
+    n_tails = n_heads if tail is None else tail.shape[0]
+    degree = np.diff(indptr)
+    next_sample = periods.copy()
+    next_negative = periods / np.float32(negative_rate)
+    seed64 = np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
+    a32, b32, g32 = np.float32(a), np.float32(b), np.float32(gamma)
+    slots = [np.flatnonzero(degree > s) for s in range(int(degree.max(initial=0)))]
+    for epoch, alpha in enumerate(learning_rates(initial_alpha, n_epochs)):
+        alpha = np.float32(alpha)
+        others = head.copy() if tail is None else tail
+        for s, vertices in enumerate(slots):
+            e = indptr[vertices] + s
+            period = periods[e]
+            due = (period > 0) & (next_sample[e] <= epoch)
+            if not due.any():
+                continue
+            v, e, period = vertices[due], e[due], period[due]
+            current = head[v]
+            other = others[keys[e] - v * n_tails]
+            diff = current - other
+            dist2 = (diff * diff).sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                coeff = np.where(
+                    dist2 > 0,
+                    np.float32(-2.0)
+                    * a32
+                    * b32
+                    * np.power(dist2, b32 - np.float32(1))
+                    / (a32 * np.power(dist2, b32) + np.float32(1)),
+                    np.float32(0),
+                ).astype(np.float32)
+            step = np.clip(coeff[:, None] * diff, -4, 4) * alpha
+            current = current + step
+            next_sample[e] += period
+            negative_period = period / np.float32(negative_rate)
+            n_negative = (
+                (np.float32(epoch) - next_negative[e]) / negative_period
+            ).astype(np.int64)
+            salt = (e.astype(np.uint64) << np.uint64(20)) ^ (
+                np.uint64(epoch) << np.uint64(8)
+            )
+            for p in range(int(n_negative.max(initial=0))):
+                live = p < n_negative
+                draw = _mix64(seed64 ^ _mix64(salt ^ np.uint64(p)))
+                k = (draw % np.uint64(n_tails)).astype(np.int64)
+                if same_space:
+                    live &= k != v
+                diff = current - others[k]
+                dist2 = (diff * diff).sum(axis=1)
+                live &= dist2 > 0
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    coeff = (
+                        np.float32(2.0)
+                        * g32
+                        * b32
+                        / (
+                            (np.float32(0.001) + dist2)
+                            * (a32 * np.power(dist2, b32) + 1)
+                        )
+                    ).astype(np.float32)
+                coeff = np.where(live, coeff, np.float32(0))
+                current = current + np.clip(coeff[:, None] * diff, -4, 4) * alpha
+            next_negative[e] += n_negative.astype(np.float32) * negative_period
+            head[v] = current
+        _report(verbose, epoch, n_epochs)
+    return head
+
+
+def layout_device(
+    head,
+    tail,
+    indptr,
+    keys,
+    periods,
+    n_epochs: int,
+    *,
+    a: float,
+    b: float,
+    gamma: float,
+    initial_alpha: float,
+    negative_rate: float,
+    same_space: bool,
+    seed: int,
+    verbose: bool = False,
+):
+    """The layout on the device (one kernel per epoch); arguments as
+    :func:`layout_numpy`'s, device arrays."""
+    cupy = get_cupy()
+    current = cupy.asarray(head, dtype=np.float32)
+    if current.flags.c_contiguous:  # a copy (a memcpy: no kernel to compile)
+        current = _cuda.copy(current) if current is head else current
+    else:
+        current = cupy.ascontiguousarray(current)  # the kernel reads rows
+    n_heads, dim = current.shape
+    spare = cupy.empty_like(current)
+    n_tails = n_heads if tail is None else tail.shape[0]
+    m = periods.shape[0]
+    next_sample = cupy.empty_like(periods)
+    next_negative = cupy.empty_like(periods)
+    args = (periods, np.int64(m), np.float32(negative_rate), next_sample, next_negative)
+    _cuda.launch("umap", "layout_start", m, args)
+    kernel = _cuda.kernel("umap", "layout_epoch")
+    blocks = _cuda.grid(n_heads)
+    constants = (np.int64(n_heads), np.int64(n_tails), np.int32(dim))
+    for epoch, alpha in enumerate(learning_rates(initial_alpha, n_epochs)):
+        tails = current if tail is None else tail
+        args = (
+            current,
+            tails,
+            spare,
+            indptr,
+            keys,
+            periods,
+            next_sample,
+            next_negative,
+        )
+        args += (*constants, np.int32(epoch), np.float32(alpha), np.float32(a))
+        args += (np.float32(b), np.float32(gamma), np.float32(negative_rate))
+        args += (np.int32(same_space), np.uint64(seed))
+        kernel(blocks, (_cuda.THREADS,), args)
+        current, spare = spare, current
+        _report(verbose, epoch, n_epochs)
+    return current

@@ -1,0 +1,285 @@
+"""UMAP: quality, reproducibility, the API, and the device's steps against
+the NumPy path (the oracle), on each backend.
+
+Quality is trustworthiness (k=15): umap-learn reaches 0.988 on the digits
+(0.5.12, default settings, measured when this test was written); these
+tests run shorter fits on subsets to stay fast on a CPU, with thresholds
+that a broken graph or layout does not reach (a random layout scores about
+0.5, PCA of the digits 0.86).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits, make_blobs
+from sklearn.neighbors import KNeighborsClassifier
+
+from gpuml import config_context
+from gpuml.manifold import UMAP
+from gpuml.manifold import _umap_graph as graph_steps
+from gpuml.manifold import _umap_layout as layout_steps
+from gpuml.metrics import trustworthiness
+from tests.conftest import DEVICES
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    return X[:500], y[:500]
+
+
+def test_digits_quality_and_output(backend, digits):
+    X, _ = digits
+    model = UMAP(n_epochs=150, random_state=0)
+    E = model.fit_transform(backend.asarray(X))
+    backend.assert_family(E, dtype=np.float32, shape=(500, 2))
+    backend.assert_family(model.embedding_, dtype=np.float32, shape=(500, 2))
+    assert model.n_features_in_ == 64
+    score = trustworthiness(X, backend.to_numpy(E), n_neighbors=15)
+    assert score > 0.96, score
+    graph = backend.to_numpy(model.graph_)
+    assert sp.issparse(graph) and graph.shape == (500, 500)
+    assert abs(graph - graph.T).max() < 1e-6  # a fuzzy union is symmetric
+    assert graph.data.min() > 0 and graph.data.max() <= 1.0
+    assert graph.diagonal().max() == 0
+
+
+def test_seeded_fit_repeats(backend, digits):
+    X = backend.asarray(digits[0][:200])
+    first = backend.to_numpy(UMAP(n_epochs=40, random_state=3).fit_transform(X))
+    again = backend.to_numpy(UMAP(n_epochs=40, random_state=3).fit_transform(X))
+    other = backend.to_numpy(UMAP(n_epochs=40, random_state=4).fit_transform(X))
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+
+
+def test_transform_new_points(backend, digits):
+    X, _ = digits
+    model = UMAP(n_epochs=120, random_state=0).fit(backend.asarray(X[:400]))
+    E = model.transform(backend.asarray(X[400:]))
+    backend.assert_family(E, dtype=np.float32, shape=(100, 2))
+    assert np.isfinite(backend.to_numpy(E)).all()
+    assert trustworthiness(X[400:], backend.to_numpy(E), n_neighbors=10) > 0.9
+    np.testing.assert_array_equal(
+        backend.to_numpy(E), backend.to_numpy(model.transform(backend.asarray(X[400:])))
+    )
+
+
+def test_supervised_separates_classes(backend, digits):
+    X, y = digits
+    labels = y.copy()
+    labels[::4] = -1  # semi-supervised: a quarter unlabelled
+    plain = backend.to_numpy(
+        UMAP(n_epochs=100, random_state=0).fit_transform(backend.asarray(X))
+    )
+    guided = backend.to_numpy(
+        UMAP(n_epochs=100, random_state=0, target_weight=0.8).fit_transform(
+            backend.asarray(X), labels
+        )
+    )
+
+    def accuracy(E):
+        known = labels != -1
+        knn = KNeighborsClassifier(5).fit(E[known], y[known])
+        return knn.score(E[~known], y[~known])
+
+    assert accuracy(guided) >= accuracy(plain) - 0.01
+    assert accuracy(guided) > 0.9
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(metric="cosine"),
+        dict(metric="manhattan", init="pca"),
+        dict(metric="correlation", init="random"),
+        dict(n_components=3, min_dist=0.5, spread=2.0),
+        dict(set_op_mix_ratio=0.5, local_connectivity=2.0, negative_sample_rate=2),
+        dict(a=1.5, b=0.8, repulsion_strength=2.0, learning_rate=0.5),
+    ],
+)
+def test_settings(backend, settings):
+    X, _ = make_blobs(300, 8, centers=4, random_state=0)
+    E = UMAP(n_epochs=60, random_state=0, **settings).fit_transform(backend.asarray(X))
+    dim = settings.get("n_components", 2)
+    backend.assert_family(E, dtype=np.float32, shape=(300, dim))
+    assert trustworthiness(X, backend.to_numpy(E), n_neighbors=10) > 0.85
+
+
+def test_precomputed_and_given_init(backend, rng):
+    X, _ = make_blobs(200, 5, centers=3, random_state=1)
+    D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    E = UMAP(metric="precomputed", n_epochs=60, random_state=0).fit_transform(
+        backend.asarray(D)
+    )
+    assert trustworthiness(X, backend.to_numpy(E), n_neighbors=10) > 0.85
+    init = rng.normal(size=(200, 2))
+    E = UMAP(init=init, n_epochs=30, random_state=0).fit_transform(backend.asarray(X))
+    assert backend.to_numpy(E).shape == (200, 2)
+    with pytest.raises(ValueError, match="init must have shape"):
+        UMAP(init=init[:10]).fit(backend.asarray(X))
+    model = UMAP(metric="precomputed", n_epochs=5).fit(backend.asarray(D))
+    with pytest.raises(ValueError, match="not available with metric='precomputed'"):
+        model.transform(backend.asarray(D))
+
+
+def test_small_and_invalid_inputs(backend):
+    X, _ = make_blobs(12, 3, random_state=0)
+    with pytest.warns(UserWarning, match="n_neighbors is larger than the dataset"):
+        E = UMAP(n_epochs=10, random_state=0).fit_transform(backend.asarray(X))
+    assert backend.to_numpy(E).shape == (12, 2)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        UMAP(n_neighbors=1).fit(backend.asarray(X))
+    with pytest.raises(ValueError, match="square"):
+        UMAP(metric="precomputed").fit(backend.asarray(X))
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        UMAP().fit(backend.asarray(bad))
+
+
+def test_memberships_follow_umap_rules():
+    """smooth_knn on a hand-made row: rho is the first nonzero distance,
+    memberships sum to log2(k) (first column left out), self gets 0."""
+    dists = np.array([[0.0, 1.0, 1.5, 2.0, 4.0, 8.0]])
+    index = np.array([[0, 1, 2, 3, 4, 5]])
+    values, sigma, rho = graph_steps.memberships_numpy(
+        dists, index, 1.0, bipartite=False
+    )
+    assert rho[0] == 1.0
+    assert values[0, 0] == 0 and values[0, 1] == 1.0
+    assert values[0, 1:].sum() == pytest.approx(np.log2(6), abs=1e-4)
+    np.testing.assert_allclose(
+        values[0, 2:], np.exp(-(dists[0, 2:] - 1.0) / sigma[0]), rtol=1e-6
+    )
+
+
+@pytest.mark.gpu
+def test_device_steps_match_numpy(rng):
+    """Each device step against the NumPy path on the same input."""
+    import cupy
+
+    from gpuml.neighbors._search import device_kneighbors
+
+    X, _ = make_blobs(400, 6, centers=5, random_state=2)
+    Xd = cupy.asarray(X)
+    with config_context(device="gpu"):
+        dists, index = device_kneighbors(Xd, Xd, 11, "euclidean")
+        values_d = graph_steps.memberships_device(dists, index, 1.3, bipartite=False)
+        values_h, _, _ = graph_steps.memberships_numpy(
+            dists.get(), index.get(), 1.3, bipartite=False
+        )
+        np.testing.assert_allclose(values_d.get(), values_h, rtol=1e-5, atol=1e-6)
+        edges_d, top = graph_steps.union_device(values_d, index, 0.7)
+        edges_h = graph_steps.union_numpy(values_h, index.get(), 0.7)
+        np.testing.assert_allclose(
+            edges_d.csr().toarray(), edges_h.csr().toarray(), rtol=1e-5, atol=1e-7
+        )
+        periods_d = graph_steps.schedule_device(edges_d.weights, top, 50, 50)
+        kept = periods_d.get() > 0
+        assert kept.sum() > 400
+        h = graph_steps.schedule_numpy(edges_d.weights.get(), 50, 50)
+        np.testing.assert_allclose(periods_d.get()[kept], h[kept], rtol=1e-5)
+        # Fortran order, as NumPy's eigenvectors come: the layouts read rows
+        start = np.asfortranarray(rng.uniform(0, 10, size=(400, 2)).astype(np.float32))
+        kwargs = dict(
+            a=1.58,
+            b=0.9,
+            gamma=1.0,
+            initial_alpha=1.0,
+            negative_rate=5,
+            same_space=True,
+            seed=12345,
+        )
+        got = layout_steps.layout_device(
+            cupy.asarray(start),
+            None,
+            edges_d.indptr,
+            edges_d.keys,
+            periods_d,
+            3,
+            **kwargs,
+        )
+        want = layout_steps.layout_numpy(
+            start,
+            None,
+            edges_d.indptr.get(),
+            edges_d.keys.get(),
+            periods_d.get(),
+            3,
+            **kwargs,
+        )
+        np.testing.assert_allclose(got.get(), want, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.gpu
+def test_memory_error_names_the_fix(monkeypatch):
+    from gpuml.manifold import _umap
+
+    monkeypatch.setattr(_umap, "memory_estimate", lambda *args: 1 << 60)
+    X, _ = make_blobs(50, 3, random_state=0)
+    with config_context(device="gpu"), pytest.raises(MemoryError, match="device='cpu'"):
+        UMAP().fit(X)
+
+
+@pytest.mark.gpu
+def test_device_limits_are_errors():
+    X, _ = make_blobs(50, 3, random_state=0)
+    with (
+        config_context(device="gpu"),
+        pytest.raises(ValueError, match="n_components <= 16"),
+    ):
+        UMAP(n_components=17).fit(X)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_in_a_pipeline(device, digits):
+    from sklearn.pipeline import make_pipeline
+
+    X, y = digits
+    with config_context(device=device):
+        pipe = make_pipeline(
+            UMAP(n_epochs=100, random_state=0), KNeighborsClassifier(5)
+        )
+        pipe.fit(X[:400], y[:400])
+        # new points go through transform: umap-learn 0.5.12 scores 0.81-0.83
+        # on this split (seeds 0 and 1)
+        assert pipe.score(X[400:], y[400:]) > 0.75
+
+
+@pytest.mark.gpu
+def test_device_connectivity_and_normalised_adjacency():
+    """The device's connectedness check and D^-1/2 W D^-1/2 against SciPy's."""
+    import cupy
+    from scipy.sparse.csgraph import connected_components
+
+    from gpuml.neighbors._search import device_kneighbors
+
+    for centers, std in ((3, 30.0), (4, 0.05)):  # one component, then several
+        X, _ = make_blobs(600, 4, centers=centers, cluster_std=std, random_state=0)
+        Xd = cupy.asarray(X)
+        with config_context(device="gpu"):
+            dists, index = device_kneighbors(Xd, Xd, 8, "euclidean")
+            values = graph_steps.memberships_device(dists, index, 1.0, bipartite=False)
+            edges, _ = graph_steps.union_device(values, index, 1.0)
+            graph = edges.csr()
+            want = connected_components(graph, directed=False)[0] == 1
+            assert graph_steps.connected_device(edges) == want
+            assert want == (std > 1)
+            degree = np.asarray(graph.sum(axis=0)).ravel()
+            scale = sp.diags(1.0 / np.sqrt(degree))
+            expected = (scale @ graph.astype(np.float64) @ scale).toarray()
+            matrix = graph_steps.normalised_adjacency_device(edges)
+            indptr, columns, values = (a.get() for a in matrix)
+            got = sp.csr_matrix((values, columns, indptr), shape=(600, 600)).toarray()
+            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-12)
+            if want:  # Lanczos against a dense eigensolver
+                theta, vectors = graph_steps.top_eigenvectors_device(
+                    matrix, 3, tol=1e-8
+                )
+                exact, exact_vectors = np.linalg.eigh(expected)
+                np.testing.assert_allclose(theta, exact[::-1][:3], rtol=1e-6)
+                overlap = np.abs((vectors * exact_vectors[:, ::-1][:, :3]).sum(axis=0))
+                np.testing.assert_allclose(overlap, 1.0, rtol=1e-4)
