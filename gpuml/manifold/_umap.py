@@ -30,7 +30,13 @@ from sklearn.base import (
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from gpuml._array import compute_namespace, input_family, to_family, to_host
+from gpuml._array import (
+    compute_namespace,
+    input_family,
+    is_sparse,
+    to_family,
+    to_host,
+)
 from gpuml._sklearn_compat import Interval, StrOptions, fit_context
 from gpuml._validation import validate_data
 from gpuml.base import DeviceCacheMixin
@@ -88,14 +94,17 @@ class UMAP(
     Parameters
     ----------
     n_neighbors : int, default=15
-        The size of the local neighbourhood (in samples) used to
-        approximate the manifold.
+        The size of the local neighbourhood (in samples, the point itself
+        counted, as in umap-learn) used to approximate the manifold; at
+        most 127 on the GPU.
     n_components : int, default=2
         The dimension of the embedding (at most 16 on the GPU).
     metric : {'euclidean', 'manhattan', 'cosine', 'correlation', \
             'precomputed'}, default='euclidean'
         The metric of the input space ('l2', 'cityblock' and 'l1' are
-        aliases). With 'precomputed', ``X`` is a square matrix of distances.
+        aliases). With 'precomputed', ``X`` is a square matrix of distances,
+        dense, or sparse (a kNN graph: each row's stored distances are its
+        candidate neighbours, missing entries never neighbours).
     n_epochs : int, default=None
         The number of training epochs: 500 for at most 10,000 samples, else
         200, when None (umap-learn's rule).
@@ -256,8 +265,15 @@ class UMAP(
         self._reset_device_cache()
         self.__dict__.pop("_log_start", None)
         self._log("fit started")
+        # a precomputed kNN graph may be sparse (its stored distances)
+        sparse = "csr" if self.metric == "precomputed" else False
         X = validate_data(
-            self, X, xp=xp, dtype=(np.float32, np.float64), ensure_min_samples=2
+            self,
+            X,
+            xp=xp,
+            accept_sparse=sparse,
+            dtype=(np.float32, np.float64),
+            ensure_min_samples=2,
         )
         self._log("data validated (copied to the device for the GPU)")
         n = X.shape[0]
@@ -283,11 +299,9 @@ class UMAP(
             k = n - 1
         device = xp is not np
         dim = self.n_components
-        if device and (
-            k + 1 > MAX_DEVICE_K or dim > layout_steps.MAX_DEVICE_COMPONENTS
-        ):
+        if device and (k > MAX_DEVICE_K or dim > layout_steps.MAX_DEVICE_COMPONENTS):
             raise ValueError(
-                f"On the GPU, UMAP takes n_neighbors < {MAX_DEVICE_K} and "
+                f"On the GPU, UMAP takes n_neighbors <= {MAX_DEVICE_K} and "
                 f"n_components <= {layout_steps.MAX_DEVICE_COMPONENTS}; got "
                 f"{self.n_neighbors} and {dim}. Use the CPU for more "
                 "(gpuml.config_context(device='cpu'))."
@@ -298,8 +312,8 @@ class UMAP(
         a, b = self._ab()
         n_epochs = self.n_epochs or default_epochs(n)
         prune_epochs = n_epochs if n_epochs > 10 else default_epochs(n)
-        # k + 1 neighbours with the point itself (umap-learn's kNN includes it)
-        dists, indices = _kneighbors(X, X, k + 1 if k < n else k, self.metric, xp)
+        # k neighbours, the point itself first among them (umap-learn's kNN)
+        dists, indices = _kneighbors(X, X, k, self.metric, xp)
         self._log("nearest neighbours done")
         if device:
             values = graph_steps.memberships_device(
@@ -514,7 +528,7 @@ def _check_memory(n: int, n_features: int, k: int, dim: int) -> None:
     from gpuml._backend import get_cupy
 
     cupy = get_cupy()
-    need = memory_estimate(n, n_features, k + 1, dim)
+    need = memory_estimate(n, n_features, k, dim)
     free, _ = cupy.cuda.runtime.memGetInfo()
     free += cupy.get_default_memory_pool().free_bytes()
     if need > free:
@@ -529,6 +543,9 @@ def _check_memory(n: int, n_features: int, k: int, dim: int) -> None:
 def _kneighbors(X_fit, X_query, k: int, metric: str, xp):
     """Exact kNN, self included for a fit: (distances, indices) in ``xp``
     (float64 and int64 on the device)."""
+    if metric == "precomputed" and is_sparse(X_query):
+        dists, indices = _sparse_precomputed_knn(to_host(X_query).tocsr(), k)
+        return xp.asarray(dists), xp.asarray(indices)
     if xp is not np:
         resolved = "precomputed" if metric == "precomputed" else device_metric(metric)
         return device_kneighbors(X_fit, X_query, k, resolved)
@@ -543,6 +560,37 @@ def _kneighbors(X_fit, X_query, k: int, metric: str, xp):
     )
     dists, indices = search.kneighbors(X_query)
     return dists.astype(np.float64), indices
+
+
+def _sparse_precomputed_knn(D, k: int):
+    """The k nearest of a sparse matrix of distances (host CSR; a kNN graph):
+    each row's own index first at distance 0, then its stored entries by
+    distance (ties by index); a row with fewer than k - 1 stored entries is
+    padded with index -1 (no neighbour, membership 0) at its largest
+    distance."""
+    if (D.data < 0).any():
+        raise ValueError(
+            "Negative values in data passed to precomputed distance matrix."
+        )
+    n = D.shape[0]
+    dists = np.zeros((n, k))
+    indices = np.full((n, k), -1, dtype=np.int64)
+    indices[:, 0] = np.arange(n)
+    for i in range(n):
+        start, stop = D.indptr[i], D.indptr[i + 1]
+        columns, values = D.indices[start:stop], D.data[start:stop]
+        others = columns != i
+        columns, values = columns[others], values[others].astype(np.float64)
+        order = np.lexsort((columns, values))[: k - 1]
+        found = order.shape[0]
+        indices[i, 1 : 1 + found] = columns[order]
+        dists[i, 1 : 1 + found] = values[order]
+        dists[i, 1 + found :] = dists[i, found]
+    if (D.data < 0).any():
+        raise ValueError(
+            "Negative values in data passed to precomputed distance matrix."
+        )
+    return dists, indices
 
 
 def _label_intersection(graph, y, target_weight: float):

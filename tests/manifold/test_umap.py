@@ -125,6 +125,31 @@ def test_precomputed_and_given_init(backend, rng):
         model.transform(backend.asarray(D))
 
 
+def test_sparse_precomputed_knn_graph(backend):
+    """A kNN graph of distances (sparse) gives the embedding of the dense
+    distance matrix: the same neighbours, the same graph, the same seed."""
+    from sklearn.neighbors import NearestNeighbors as SkNearestNeighbors
+
+    X, _ = make_blobs(250, 5, centers=3, random_state=2)
+    D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    nearest = np.argsort(D, axis=1, kind="stable")[:, 1:10]  # 9 others, D's values
+    rows = np.repeat(np.arange(250), 9)
+    graph = sp.csr_matrix(
+        (D[rows, nearest.ravel()], (rows, nearest.ravel())), shape=D.shape
+    )
+    settings = dict(metric="precomputed", n_neighbors=10, n_epochs=40, random_state=0)
+    dense = UMAP(**settings).fit(backend.asarray(D))
+    sparse = UMAP(**settings).fit(backend.as_format(graph.toarray(), "csr"))
+    np.testing.assert_array_equal(
+        backend.to_numpy(sparse.embedding_), backend.to_numpy(dense.embedding_)
+    )
+    assert trustworthiness(X, backend.to_numpy(sparse.embedding_), n_neighbors=9) > 0.85
+    # fewer stored neighbours than n_neighbors: padded, not an error
+    thin = SkNearestNeighbors(n_neighbors=4).fit(X).kneighbors_graph(mode="distance")
+    E = UMAP(**settings).fit_transform(backend.as_format(thin.toarray(), "csr"))
+    assert np.isfinite(backend.to_numpy(E)).all()
+
+
 def test_small_and_invalid_inputs(backend):
     X, _ = make_blobs(12, 3, random_state=0)
     with pytest.warns(UserWarning, match="n_neighbors is larger than the dataset"):
