@@ -20,7 +20,8 @@ a hash of (seed, edge, epoch, sample), so a run repeats given its seed.
 :func:`layout_device` runs one kernel launch per epoch
 (``gpuml/_cuda/umap.cu``: ``layout_epoch``, a thread per vertex);
 :func:`layout_numpy` is the same algorithm on the host, vectorised over
-vertices one edge slot at a time (for small data and the tests).
+vertices, one round of each vertex's due edges at a time (for small data and
+the tests).
 """
 
 from __future__ import annotations
@@ -86,17 +87,16 @@ def layout_numpy(
     next_negative = periods / np.float32(negative_rate)
     seed64 = np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
     a32, b32, g32 = np.float32(a), np.float32(b), np.float32(gamma)
-    slots = [np.flatnonzero(degree > s) for s in range(int(degree.max(initial=0)))]
+    edge_head = np.repeat(np.arange(n_heads), degree)
+    sampled = periods > 0
     for epoch, alpha in enumerate(learning_rates(initial_alpha, n_epochs)):
         alpha = np.float32(alpha)
         others = head.copy() if tail is None else tail
-        for s, vertices in enumerate(slots):
-            e = indptr[vertices] + s
-            period = periods[e]
-            due = (period > 0) & (next_sample[e] <= epoch)
-            if not due.any():
-                continue
-            v, e, period = vertices[due], e[due], period[due]
+        for e in _due_slots(
+            np.flatnonzero(sampled & (next_sample <= epoch)), edge_head
+        ):
+            # the r-th due edge of each vertex that has one, in CSR order
+            v, period = edge_head[e], periods[e]
             current = head[v]
             other = others[keys[e] - v * n_tails]
             diff = current - other
@@ -146,6 +146,22 @@ def layout_numpy(
             head[v] = current
         _report(verbose, epoch, n_epochs)
     return head
+
+
+def _due_slots(due: np.ndarray, edge_head: np.ndarray):
+    """The due edges (CSR order) in rounds: round r holds each vertex's r-th
+    due edge, so that a vertex meets its edges in order, as the kernel's
+    thread walks them, while each round is one vectorised step."""
+    if due.shape[0] == 0:
+        return []
+    heads = edge_head[due]
+    first = np.ones(due.shape[0], dtype=bool)
+    first[1:] = heads[1:] != heads[:-1]
+    positions = np.arange(due.shape[0])
+    rank = positions - np.maximum.accumulate(np.where(first, positions, 0))
+    order = np.argsort(rank, kind="stable")
+    bounds = np.flatnonzero(np.diff(rank[order])) + 1
+    return np.split(due[order], bounds)
 
 
 def layout_device(
