@@ -32,11 +32,13 @@ def test_precomputed_and_float32(backend, rng):
         backend.asarray(D), backend.asarray(E), n_neighbors=7, metric="precomputed"
     )
     assert got == pytest.approx(want, rel=1e-12)
+    # float32 distances tie now and then; scikit-learn's argsort orders ties
+    # as its sort leaves them, gpuml by index: a rank may differ by one
     want = sk_trustworthiness(X.astype(np.float32), E, n_neighbors=7)
     got = trustworthiness(
         backend.asarray(X.astype(np.float32)), backend.asarray(E), n_neighbors=7
     )
-    assert got == pytest.approx(want, rel=1e-12)
+    assert got == pytest.approx(want, rel=1e-4)
 
 
 def test_identity_is_one_and_errors(backend, rng):
