@@ -23,7 +23,23 @@ _INSTALL_HINT = (
 
 
 class NoGPUError(RuntimeError):
-    """Raised when the GPU was asked for (``device="gpu"``) and none is usable."""
+    """Raised when the GPU was asked for (``device="gpu"``) and none is usable.
+
+    Its message says why (no CuPy, no CUDA device, a driver error) and names
+    the fixes: install the CUDA extra, or compute on the CPU.
+
+    Examples
+    --------
+    >>> import gpuml
+    >>> try:
+    ...     with gpuml.config_context(device="gpu"):
+    ...         gpuml.resolve_device()
+    ... except gpuml.NoGPUError as error:
+    ...     print("no GPU:", "device='cpu'" in str(error))
+    ... else:
+    ...     print("a GPU is usable")  # doctest: +SKIP
+    no GPU: True
+    """
 
 
 @functools.cache

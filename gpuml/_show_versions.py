@@ -18,6 +18,13 @@ def show_versions() -> None:
     """Print the versions of gpuml, its dependencies and the GPU it would use.
 
     This imports CuPy (if installed) to read the device, so it is not free.
+
+    Examples
+    --------
+    >>> import gpuml
+    >>> gpuml.show_versions()  # doctest: +ELLIPSIS
+    gpuml: ...
+    python: ...
     """
     from gpuml import __version__
     from gpuml._backend import _probe_cupy

@@ -71,3 +71,20 @@ def test_a_missing_sklearn_name_says_what_to_use(module, name, sklearn_module):
     assert not hasattr(package, "no_such_name")
     with pytest.raises(ImportError, match="cannot import name"):
         exec(f"from {module} import no_such_name", {})
+
+
+@pytest.mark.parametrize(
+    "name", [name for name in PACKAGES + MODULES if not name.startswith("gpuml._")]
+)
+def test_every_public_name_has_examples(name):
+    """numpydoc Examples (run by tests/test_doctests.py) on every public class
+    and function."""
+    module = importlib.import_module(name)
+    lacking = [
+        attr
+        for attr in module.__all__
+        if (inspect.isclass(getattr(module, attr)) or callable(getattr(module, attr)))
+        and "Examples\n--------"
+        not in inspect.cleandoc(getattr(module, attr).__doc__ or "")
+    ]
+    assert not lacking, f"{name}: no Examples section in {lacking}"

@@ -195,6 +195,18 @@ class Scorer:
         default) and declares them through :meth:`get_metadata_routing`;
         without routing, calling it with metadata other than
         ``sample_weight`` is an error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import Ridge
+    >>> from gpuml.metrics import Scorer, mean_squared_error
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> y = np.array([1.0, 2.0, 3.0, 5.0])
+    >>> neg_mse = Scorer(mean_squared_error, -1, {}, "predict")
+    >>> model = Ridge(alpha=1e-6).fit(X, y)
+    >>> print(f"{neg_mse(model, X, y):.4f}")
+    -0.0750
     """
 
     def __init__(self, score_func, sign, kwargs, response_method):
@@ -438,6 +450,18 @@ class MultimetricScorer:
 
     Calling it returns ``{name: score}``. With ``raise_exc=False`` a failing
     scorer's entry is its formatted traceback, as in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import LogisticRegression
+    >>> from gpuml.metrics import check_scoring
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> model = LogisticRegression().fit(X, y)
+    >>> scorer = check_scoring(model, ["accuracy", "roc_auc"])
+    >>> {name: float(score) for name, score in scorer(model, X, y).items()}
+    {'accuracy': 1.0, 'roc_auc': 1.0}
     """
 
     def __init__(self, *, scorers: dict, raise_exc: bool = True):
@@ -516,7 +540,14 @@ def _host(value):
 
 
 def get_scorer_names() -> list[str]:
-    """All scorer names, as :func:`sklearn.metrics.get_scorer_names`."""
+    """All scorer names, as :func:`sklearn.metrics.get_scorer_names`.
+
+    Examples
+    --------
+    >>> from gpuml.metrics import get_scorer_names
+    >>> "neg_mean_squared_error" in get_scorer_names()
+    True
+    """
     return sk_get_scorer_names()
 
 
@@ -620,6 +651,17 @@ def check_scoring(estimator=None, scoring=None, *, allow_none=False, raise_exc=T
         A :class:`Scorer`, a :class:`MultimetricScorer`, the estimator's
         ``score`` method, or a foreign scorer callable wrapped so that it is
         fed host data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import Ridge
+    >>> from gpuml.metrics import check_scoring
+    >>> X, y = np.arange(8.0).reshape(4, 2), np.array([1.0, 2.0, 3.0, 4.0])
+    >>> model = Ridge().fit(X, y)
+    >>> scorer = check_scoring(model, "r2")
+    >>> print(f"{scorer(model, X, y):.4f}")
+    0.9994
     """
     if isinstance(scoring, str):
         return get_scorer(scoring)

@@ -164,7 +164,7 @@ class HalvingGridSearchCV(_DeviceHalvingMixin, _SkHalvingGridSearchCV):
     __doc__ = (
         "Search over a parameter grid with successive halving, on the "
         "compute device.\n\n"
-        "A drop-in replacement for "
+        "    A drop-in replacement for "
         ":class:`sklearn.model_selection.HalvingGridSearchCV` (same "
         "parameters, attributes, schedule of candidates and resources, and "
         "results).\n"
@@ -236,7 +236,7 @@ class HalvingRandomSearchCV(_DeviceHalvingMixin, _SkHalvingRandomSearchCV):
 
     __doc__ = (
         "Randomized search with successive halving, on the compute device.\n\n"
-        "A drop-in replacement for "
+        "    A drop-in replacement for "
         ":class:`sklearn.model_selection.HalvingRandomSearchCV` (same "
         "parameters, attributes, sampled candidates for the same "
         "``random_state``, schedule and results).\n"

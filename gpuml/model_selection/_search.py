@@ -590,7 +590,7 @@ class GridSearchCV(_DeviceSearchMixin, sk.GridSearchCV):
 
     __doc__ = (
         "Exhaustive search over a parameter grid, on the compute device.\n\n"
-        "A drop-in replacement for :class:`sklearn.model_selection.GridSearchCV`"
+        "    A drop-in replacement for :class:`sklearn.model_selection.GridSearchCV`"
         " (same parameters, attributes and results).\n"
         + _FIT_NOTE
         + """
@@ -652,7 +652,7 @@ class RandomizedSearchCV(_DeviceSearchMixin, sk.RandomizedSearchCV):
 
     __doc__ = (
         "Randomized search over parameter settings, on the compute device.\n\n"
-        "A drop-in replacement for "
+        "    A drop-in replacement for "
         ":class:`sklearn.model_selection.RandomizedSearchCV` (same parameters,"
         " attributes, sampled candidates for the same ``random_state``, and "
         "results).\n"

@@ -36,6 +36,15 @@ def split_indices(cv, X, y=None, groups=None):
     ``cv`` is any scikit-learn splitter. ``X`` is only counted: a placeholder
     of its length (which costs no memory) stands in for it, so device data is
     never copied to the host to be split.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import KFold
+    >>> from gpuml.model_selection import split_indices
+    >>> X = np.zeros((6, 2))
+    >>> [test.tolist() for _, test in split_indices(KFold(3), X)]
+    [[0, 1], [2, 3], [4, 5]]
     """
     family = input_family(X)
     placeholder = np.broadcast_to(np.float64(0), (num_samples(X), 1))
@@ -81,23 +90,62 @@ class KFold(_FamilySplitMixin, sk.KFold):
 
 class StratifiedKFold(_FamilySplitMixin, sk.StratifiedKFold):
     """Stratified K-fold: :class:`sklearn.model_selection.StratifiedKFold`,
-    whose indices follow the family of ``X``."""
+    whose indices follow the family of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.model_selection import StratifiedKFold
+    >>> X, y = np.zeros((6, 1)), np.array([0, 0, 0, 1, 1, 1])
+    >>> [test.tolist() for _, test in StratifiedKFold(3).split(X, y)]
+    [[0, 3], [1, 4], [2, 5]]
+    """
 
 
 class GroupKFold(_FamilySplitMixin, sk.GroupKFold):
     """Group K-fold: :class:`sklearn.model_selection.GroupKFold`, whose
-    indices follow the family of ``X``."""
+    indices follow the family of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.model_selection import GroupKFold
+    >>> X, groups = np.zeros((4, 1)), np.array([0, 0, 1, 1])
+    >>> folds = GroupKFold(2).split(X, groups=groups)
+    >>> sorted(sorted(test.tolist()) for _, test in folds)
+    [[0, 1], [2, 3]]
+    """
 
 
 class ShuffleSplit(_FamilySplitMixin, sk.ShuffleSplit):
     """Random permutation splits: :class:`sklearn.model_selection.ShuffleSplit`,
-    whose indices follow the family of ``X``."""
+    whose indices follow the family of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.model_selection import ShuffleSplit
+    >>> splitter = ShuffleSplit(n_splits=2, test_size=2, random_state=0)
+    >>> [len(test) for _, test in splitter.split(np.zeros((10, 1)))]
+    [2, 2]
+    """
 
 
 class StratifiedShuffleSplit(_FamilySplitMixin, sk.StratifiedShuffleSplit):
     """Stratified random splits:
     :class:`sklearn.model_selection.StratifiedShuffleSplit`, whose indices
-    follow the family of ``X``."""
+    follow the family of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.model_selection import StratifiedShuffleSplit
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> splitter = StratifiedShuffleSplit(n_splits=1, test_size=4, random_state=0)
+    >>> _, test = next(splitter.split(np.zeros((8, 1)), y))
+    >>> np.bincount(y[test]).tolist()
+    [2, 2]
+    """
 
 
 def train_test_split(
