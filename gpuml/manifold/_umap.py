@@ -42,7 +42,12 @@ from gpuml._validation import validate_data
 from gpuml.base import DeviceCacheMixin
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
-from gpuml.neighbors._search import MAX_DEVICE_K, device_kneighbors, device_metric
+from gpuml.neighbors._search import (
+    MAX_DEVICE_K,
+    device_kneighbors,
+    device_metric,
+    neighbours_of,
+)
 
 _METRICS = {"euclidean", "l2", "manhattan", "cityblock", "l1", "cosine", "correlation"}
 # Below this many points the spectral initialisation solves a dense
@@ -262,6 +267,7 @@ class UMAP(
         """
         xp = compute_namespace()
         family = input_family(X)
+        X_given, fit_rows = X, id(X)  # a search's fold rows share neighbours
         self._reset_device_cache()
         self.__dict__.pop("_log_start", None)
         self._log("fit started")
@@ -313,7 +319,10 @@ class UMAP(
         n_epochs = self.n_epochs or default_epochs(n)
         prune_epochs = n_epochs if n_epochs > 10 else default_epochs(n)
         # k neighbours, the point itself first among them (umap-learn's kNN)
-        dists, indices = _kneighbors(X, X, k, self.metric, xp)
+        key = ("umap", self.metric, k, xp.__name__)
+        dists, indices = neighbours_of(
+            fit_rows, X_given, key, lambda: _kneighbors(X, X, k, self.metric, xp)
+        )
         self._log("nearest neighbours done")
         if device:
             values = graph_steps.memberships_device(
@@ -369,6 +378,7 @@ class UMAP(
         self.graph_ = to_family(graph, family)
         self._raw_data = to_family(X, family)
         self._n_neighbors = k
+        self._fit_rows = fit_rows
         self._a, self._b = a, b
         self._transform_seed = int(rng.randint(np.iinfo(np.int32).max))
         return self
@@ -416,11 +426,17 @@ class UMAP(
             )
         xp = compute_namespace()
         family = input_family(X)
+        X_given = X
         X = validate_data(self, X, xp=xp, reset=False, dtype=(np.float32, np.float64))
         train = self._fitted("_raw_data", xp)
         reference = self._fitted("embedding_", xp)
         n_train, k, q = train.shape[0], self._n_neighbors, X.shape[0]
-        dists, indices = _kneighbors(train, X, k, self.metric, xp)
+        key = ("umap", self.metric, k, xp.__name__)
+
+        def search():
+            return _kneighbors(train, X, k, self.metric, xp)
+
+        dists, indices = neighbours_of(self._fit_rows, X_given, key, search)
         lc = max(0.0, self.local_connectivity - 1.0)
         device = xp is not np
         if device:

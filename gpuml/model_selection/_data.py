@@ -140,6 +140,10 @@ class DataView:
         # Outputs of Pipelines' leading stateless steps on every row, by the
         # steps' parameters (model_selection._tasks): a refit reuses them.
         self.leads: dict = {}
+        # Nearest neighbours of each fold's rows, shared by the candidates
+        # that fit a neighbour-based first step (UMAP) on the same fold
+        # (gpuml.neighbors._search.shared_neighbours), by fold.
+        self.neighbours: dict = {}
 
     def indices(self, host_indices: np.ndarray):
         """``host_indices`` in this view's index namespace (kept per array)."""

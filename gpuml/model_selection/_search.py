@@ -512,6 +512,7 @@ class _DeviceSearchMixin:
             elif not reused:
                 best.fit(view.X, view.y, **view.fit_params)
         view.leads.clear()  # their device memory is not needed any more
+        view.neighbours.clear()
         if reused or (on_compute and input_family(view.X) != data.family):
             move_fitted_to_family(best, data.family)
         self.refit_time_ = time.perf_counter() - start

@@ -58,6 +58,7 @@ from gpuml.model_selection._results import (
     score_batch,
     synchronize,
 )
+from gpuml.neighbors._search import shared_neighbours
 
 # --------------------------------------------------------------------------
 # One candidate on one fold
@@ -484,80 +485,84 @@ def evaluate_pipeline_groups(
         train, test = folds[split]
         X_train, y_train, _ = view.rows(train)
         X_test, y_test, _ = view.rows(test)
-        fold_prefix_params = view.rows_of(prefix_params, train)
-        fold_final_params = view.rows_of(final_params, train)
-        start = time.perf_counter()
-        try:
-            if params_error is not None:  # the same error text on every fold
-                raise params_error.with_traceback(None)
-            fitted_prefix, Xt_train, Xt_test = _fit_prefix(
-                prefix,
-                lead,
-                view,
-                (train, test),
-                (X_train, X_test),
-                y_train,
-                fold_prefix_params,
-            )
-            synchronize(view.xp)
-        except Exception:
-            if options.error_score == "raise":
-                raise
-            elapsed = time.perf_counter() - start
-            for index, params in members:
-                result = failed_result(scorer, options, elapsed, _length(X_test))
-                failed = clone(pipeline).set_params(**clone(params, safe=False))
-                _keep_estimator(result, failed, options)
-                table[index, split] = result
-                print_end(result, params, options, index, split)
-                hooks.begin(index, split, (X_train, y_train, {}))
-                hooks.end(index, split, (X_train, y_train, {}))
-            continue
-        prefix_time = (time.perf_counter() - start) / len(members)
-        final_y = (y_train, y_test)
-        if lead is not None and lead.y is not None:  # the batched fits' labels
-            final_y = (view.take(lead.y, train), view.take(lead.y, test))
-        fold = _PipelineFold(
-            name,
-            fitted_prefix,
-            (X_train, y_train),
-            (X_test, y_test),
-            (Xt_train, Xt_test),
-            fold_final_params,
-            prefix_time,
-            final_y,
-        )
-        for position, group in enumerate(groups):
-            if position in batched:
-                configured, scorers = batched[position]
-                if _pipeline_batch(
-                    fold,
-                    configured,
-                    group,
+        # A neighbour-based first step (UMAP) finds this fold's neighbours
+        # computed for an earlier candidate, in its fit, transform and scoring.
+        store = view.neighbours.setdefault(train.tobytes(), {})
+        with shared_neighbours(store, (X_train, X_test)):
+            fold_prefix_params = view.rows_of(prefix_params, train)
+            fold_final_params = view.rows_of(final_params, train)
+            start = time.perf_counter()
+            try:
+                if params_error is not None:  # the same error text on every fold
+                    raise params_error.with_traceback(None)
+                fitted_prefix, Xt_train, Xt_test = _fit_prefix(
+                    prefix,
+                    lead,
                     view,
                     (train, test),
-                    scorers,
-                    options,
-                    table,
-                    split,
-                    hooks,
-                ):
-                    continue
-                del batched[position]  # fitted one by one from now on
-            for index, params in group.members:
-                candidate = clone(pipeline).set_params(**clone(params, safe=False))
-                table[index, split] = _pipeline_one(
-                    fold,
-                    candidate,
-                    view,
-                    (train, test),
-                    scorer,
-                    options,
-                    params=params,
-                    candidate_index=index,
-                    split=split,
-                    hooks=hooks,
+                    (X_train, X_test),
+                    y_train,
+                    fold_prefix_params,
                 )
+                synchronize(view.xp)
+            except Exception:
+                if options.error_score == "raise":
+                    raise
+                elapsed = time.perf_counter() - start
+                for index, params in members:
+                    result = failed_result(scorer, options, elapsed, _length(X_test))
+                    failed = clone(pipeline).set_params(**clone(params, safe=False))
+                    _keep_estimator(result, failed, options)
+                    table[index, split] = result
+                    print_end(result, params, options, index, split)
+                    hooks.begin(index, split, (X_train, y_train, {}))
+                    hooks.end(index, split, (X_train, y_train, {}))
+                continue
+            prefix_time = (time.perf_counter() - start) / len(members)
+            final_y = (y_train, y_test)
+            if lead is not None and lead.y is not None:  # the batched fits' labels
+                final_y = (view.take(lead.y, train), view.take(lead.y, test))
+            fold = _PipelineFold(
+                name,
+                fitted_prefix,
+                (X_train, y_train),
+                (X_test, y_test),
+                (Xt_train, Xt_test),
+                fold_final_params,
+                prefix_time,
+                final_y,
+            )
+            for position, group in enumerate(groups):
+                if position in batched:
+                    configured, scorers = batched[position]
+                    if _pipeline_batch(
+                        fold,
+                        configured,
+                        group,
+                        view,
+                        (train, test),
+                        scorers,
+                        options,
+                        table,
+                        split,
+                        hooks,
+                    ):
+                        continue
+                    del batched[position]  # fitted one by one from now on
+                for index, params in group.members:
+                    candidate = clone(pipeline).set_params(**clone(params, safe=False))
+                    table[index, split] = _pipeline_one(
+                        fold,
+                        candidate,
+                        view,
+                        (train, test),
+                        scorer,
+                        options,
+                        params=params,
+                        candidate_index=index,
+                        split=split,
+                        hooks=hooks,
+                    )
 
 
 def _rowwise_stateless(step) -> bool:

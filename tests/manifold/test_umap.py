@@ -308,3 +308,42 @@ def test_device_connectivity_and_normalised_adjacency():
                 np.testing.assert_allclose(theta, exact[::-1][:3], rtol=1e-6)
                 overlap = np.abs((vectors * exact_vectors[:, ::-1][:, :3]).sum(axis=0))
                 np.testing.assert_allclose(overlap, 1.0, rtol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_search_shares_a_folds_neighbours(device, digits, monkeypatch):
+    """Searched over a UMAP parameter that leaves the kNN graph alone, each
+    fold's neighbours are searched once for all candidates (its training
+    rows', its test rows'), with the results of a search that shares
+    nothing."""
+    from sklearn.pipeline import make_pipeline
+
+    from gpuml.manifold import _umap
+    from gpuml.model_selection import GridSearchCV
+
+    X, y = digits
+    X, y = X[:240], y[:240]
+    calls = []
+    real = _umap._kneighbors
+
+    def counting(*args):
+        calls.append(args[2])
+        return real(*args)
+
+    monkeypatch.setattr(_umap, "_kneighbors", counting)
+    pipe = make_pipeline(UMAP(n_epochs=20, random_state=0), KNeighborsClassifier(3))
+    grid = {"umap__min_dist": [0.05, 0.5], "kneighborsclassifier__n_neighbors": [3, 5]}
+    with config_context(device=device):
+        shared = GridSearchCV(pipe, grid, cv=2, refit=False).fit(X, y)
+        assert len(calls) == 2 * 2  # 2 folds x (training rows, test rows)
+        calls.clear()
+        with_k = {**grid, "umap__n_neighbors": [10, 15]}
+        GridSearchCV(pipe, with_k, cv=2, refit=False).fit(X, y)
+        assert len(calls) == 2 * 2 * 2  # one search per fold and n_neighbors
+        monkeypatch.setattr(
+            _umap, "neighbours_of", lambda rows, q, key, compute: compute()
+        )
+        alone = GridSearchCV(pipe, grid, cv=2, refit=False).fit(X, y)
+    np.testing.assert_array_equal(
+        shared.cv_results_["mean_test_score"], alone.cv_results_["mean_test_score"]
+    )
