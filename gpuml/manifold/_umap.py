@@ -671,7 +671,9 @@ def _spectral_layout(graph, edges, dim: int, xp):
                 return None
             normalised = graph_steps.normalised_adjacency_device(edges)
             values, vectors = graph_steps.top_eigenvectors_device(normalised, k)
-    except Exception:  # the eigensolver did not converge: another start
+    except (np.linalg.LinAlgError, RuntimeError, FloatingPointError):
+        # the eigensolver failed (SciPy's ArpackError is a RuntimeError):
+        # another start, as umap-learn falls back on one
         return None
     order = np.argsort(values)[::-1][1:k]  # the largest of D^-1/2 W D^-1/2
     return vectors[:, order]
