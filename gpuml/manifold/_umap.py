@@ -676,7 +676,8 @@ def _spectral_layout(graph, edges, dim: int, xp):
         # another start, as umap-learn falls back on one
         return None
     order = np.argsort(values)[::-1][1:k]  # the largest of D^-1/2 W D^-1/2
-    return vectors[:, order]
+    vectors = vectors[:, order]
+    return vectors if np.isfinite(vectors).all() else None
 
 
 def _pca_layout(X, dim: int, xp):
