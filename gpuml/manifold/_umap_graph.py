@@ -315,9 +315,16 @@ def top_eigenvectors_device(matrix, k: int, tol: float = 1e-4, max_steps: int = 
             top = np.argsort(theta)[::-1][:k]
             residual = np.abs(beta * S[-1, top])
             if beta < 1e-12 or j + 1 == steps or (residual < tol).all():
-                ritz = cupy.asarray(np.ascontiguousarray(S[:, top]))
-                vectors = cublas.gemm("T", "N", basis[: j + 1], ritz)  # (n, k)
-                return theta[top], to_host(vectors)
+                # each Ritz vector V^T s by a GEMV into a contiguous vector
+                # (a GEMM's (n, k) result came back in a layout whose
+                # download compiled a CuPy copy kernel on a new machine)
+                vectors = []
+                for i in top:
+                    s_i = cupy.asarray(np.ascontiguousarray(S[:, i]))
+                    out = cupy.empty(n, dtype=np.float64)
+                    cublas.gemv("T", 1.0, done, s_i, 0.0, out)
+                    vectors.append(to_host(out))
+                return theta[top], np.stack(vectors, axis=1)
         betas.append(beta)
         cublas.scal(1.0 / beta, w)
         v, w = w, v
