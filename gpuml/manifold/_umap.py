@@ -356,22 +356,16 @@ class UMAP(
         seed = int(rng.randint(np.iinfo(np.int32).max)) << 31 | int(
             rng.randint(np.iinfo(np.int32).max)
         )
-        layout = layout_steps.layout_device if device else layout_steps.layout_numpy
-        embedding = layout(
+        settings = self._layout_settings(a, b, self.learning_rate, True, seed)
+        embedding = layout_steps.layout(
+            xp,
             xp.asarray(start),
             None,
             edges.indptr,
             edges.keys,
             periods,
             n_epochs,
-            a=a,
-            b=b,
-            gamma=self.repulsion_strength,
-            initial_alpha=self.learning_rate,
-            negative_rate=self.negative_sample_rate,
-            same_space=True,
-            seed=seed,
-            verbose=self.verbose,
+            settings,
         )
         self._log("layout done")
         self.embedding_ = to_family(embedding, family)
@@ -459,25 +453,30 @@ class UMAP(
         n_epochs = max(n_epochs, 1)
         start = _graph_mean(indptr, indices_h, weights, to_host(reference))
         periods = graph_steps.schedule_numpy(weights, n_epochs, n_epochs)
-        layout = layout_steps.layout_device if device else layout_steps.layout_numpy
-        embedding = layout(
-            xp.asarray(start),
-            reference,
-            xp.asarray(indptr),
-            xp.asarray(keys),
-            xp.asarray(periods),
-            n_epochs,
-            a=self._a,
-            b=self._b,
-            gamma=self.repulsion_strength,
-            initial_alpha=self.learning_rate / 4.0,
-            negative_rate=self.negative_sample_rate,
-            same_space=False,
-            seed=self._transform_seed,
+        settings = self._layout_settings(
+            self._a, self._b, self.learning_rate / 4.0, False, self._transform_seed
+        )
+        graph = (xp.asarray(indptr), xp.asarray(keys), xp.asarray(periods))
+        embedding = layout_steps.layout(
+            xp, xp.asarray(start), reference, *graph, n_epochs, settings
         )
         return to_family(embedding, family)
 
     # ------------------------------------------------------------- helpers
+
+    def _layout_settings(self, a, b, initial_alpha, same_space, seed):
+        """The layout's settings; a fit reports its epochs with ``verbose``,
+        a transform does not (as umap-learn's)."""
+        return layout_steps.LayoutSettings(
+            a=a,
+            b=b,
+            gamma=self.repulsion_strength,
+            initial_alpha=initial_alpha,
+            negative_rate=self.negative_sample_rate,
+            same_space=same_space,
+            seed=seed,
+            verbose=bool(self.verbose) and same_space,
+        )
 
     def _ab(self) -> tuple[float, float]:
         if self.a is None or self.b is None:

@@ -26,10 +26,37 @@ the tests).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from gpuml import _cuda
 from gpuml._backend import get_cupy
+
+
+@dataclass(frozen=True)
+class LayoutSettings:
+    """What the gradient descent needs besides the graph: the curve's ``a``
+    and ``b``, the repulsion ``gamma``, the first learning rate, negative
+    samples per positive one, whether heads and tails are the same points
+    (a fit) and the seed of the negative samples."""
+
+    a: float
+    b: float
+    gamma: float
+    initial_alpha: float
+    negative_rate: float
+    same_space: bool
+    seed: int
+    verbose: bool = False
+
+
+def layout(xp, head, tail, indptr, keys, periods, n_epochs: int, settings):
+    """:func:`layout_device` for device arrays (``xp`` CuPy), else
+    :func:`layout_numpy`."""
+    run = layout_numpy if xp is np else layout_device
+    return run(head, tail, indptr, keys, periods, n_epochs, settings)
+
 
 #: The layout kernel's largest embedding dimension.
 MAX_DEVICE_COMPONENTS = 16
@@ -66,30 +93,24 @@ def layout_numpy(
     keys,
     periods,
     n_epochs: int,
-    *,
-    a: float,
-    b: float,
-    gamma: float,
-    initial_alpha: float,
-    negative_rate: float,
-    same_space: bool,
-    seed: int,
-    verbose: bool = False,
+    settings: LayoutSettings,
 ):
     """The layout on the host: ``head`` (moving, float32 (n_heads, dim)) after
     ``n_epochs``; ``tail`` is the fixed embedding of a transform, or None in
     a fit (the heads are their own tails)."""
+    a, b, gamma = settings.a, settings.b, settings.gamma
+    negative_rate, same_space = settings.negative_rate, settings.same_space
     head = np.array(head, dtype=np.float32, order="C")
     n_heads = head.shape[0]
     n_tails = n_heads if tail is None else tail.shape[0]
     degree = np.diff(indptr)
     next_sample = periods.copy()
     next_negative = periods / np.float32(negative_rate)
-    seed64 = np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
+    seed64 = np.uint64(settings.seed & 0xFFFFFFFFFFFFFFFF)
     a32, b32, g32 = np.float32(a), np.float32(b), np.float32(gamma)
     edge_head = np.repeat(np.arange(n_heads), degree)
     sampled = periods > 0
-    for epoch, alpha in enumerate(learning_rates(initial_alpha, n_epochs)):
+    for epoch, alpha in enumerate(learning_rates(settings.initial_alpha, n_epochs)):
         alpha = np.float32(alpha)
         others = head.copy() if tail is None else tail
         for e in _due_slots(
@@ -144,7 +165,7 @@ def layout_numpy(
                 current = current + np.clip(coeff[:, None] * diff, -4, 4) * alpha
             next_negative[e] += n_negative.astype(np.float32) * negative_period
             head[v] = current
-        _report(verbose, epoch, n_epochs)
+        _report(settings.verbose, epoch, n_epochs)
     return head
 
 
@@ -171,18 +192,11 @@ def layout_device(
     keys,
     periods,
     n_epochs: int,
-    *,
-    a: float,
-    b: float,
-    gamma: float,
-    initial_alpha: float,
-    negative_rate: float,
-    same_space: bool,
-    seed: int,
-    verbose: bool = False,
+    settings: LayoutSettings,
 ):
     """The layout on the device (one kernel per epoch); arguments as
     :func:`layout_numpy`'s, device arrays."""
+    negative_rate = settings.negative_rate
     cupy = get_cupy()
     current = cupy.asarray(head, dtype=np.float32)
     if current.flags.c_contiguous:  # a copy (a memcpy: no kernel to compile)
@@ -200,7 +214,9 @@ def layout_device(
     kernel = _cuda.kernel("umap", "layout_epoch")
     blocks = _cuda.grid(n_heads)
     constants = (np.int64(n_heads), np.int64(n_tails), np.int32(dim))
-    for epoch, alpha in enumerate(learning_rates(initial_alpha, n_epochs)):
+    rates = learning_rates(settings.initial_alpha, n_epochs)
+    ab = (np.float32(settings.a), np.float32(settings.b), np.float32(settings.gamma))
+    for epoch, alpha in enumerate(rates):
         tails = current if tail is None else tail
         args = (
             current,
@@ -212,10 +228,10 @@ def layout_device(
             next_sample,
             next_negative,
         )
-        args += (*constants, np.int32(epoch), np.float32(alpha), np.float32(a))
-        args += (np.float32(b), np.float32(gamma), np.float32(negative_rate))
-        args += (np.int32(same_space), np.uint64(seed))
+        args += (*constants, np.int32(epoch), np.float32(alpha), *ab)
+        args += (np.float32(negative_rate), np.int32(settings.same_space))
+        args += (np.uint64(settings.seed),)
         kernel(blocks, (_cuda.THREADS,), args)
         current, spare = spare, current
-        _report(verbose, epoch, n_epochs)
+        _report(settings.verbose, epoch, n_epochs)
     return current

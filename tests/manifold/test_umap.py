@@ -209,7 +209,7 @@ def test_device_steps_match_numpy(rng):
         np.testing.assert_allclose(periods_d.get()[kept], h[kept], rtol=1e-5)
         # Fortran order, as NumPy's eigenvectors come: the layouts read rows
         start = np.asfortranarray(rng.uniform(0, 10, size=(400, 2)).astype(np.float32))
-        kwargs = dict(
+        settings = layout_steps.LayoutSettings(
             a=1.58,
             b=0.9,
             gamma=1.0,
@@ -225,7 +225,7 @@ def test_device_steps_match_numpy(rng):
             edges_d.keys,
             periods_d,
             3,
-            **kwargs,
+            settings,
         )
         want = layout_steps.layout_numpy(
             start,
@@ -234,7 +234,7 @@ def test_device_steps_match_numpy(rng):
             edges_d.keys.get(),
             periods_d.get(),
             3,
-            **kwargs,
+            settings,
         )
         np.testing.assert_allclose(got.get(), want, rtol=1e-3, atol=1e-3)
 
