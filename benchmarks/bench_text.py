@@ -187,13 +187,18 @@ def accented(n_docs: int) -> None:
         )
 
 
-def tfidf(n_docs: int, run_sklearn: bool) -> None:
-    from sklearn.feature_extraction.text import TfidfVectorizer as Sk
+def tfidf(n_docs: int, run_sklearn: bool, **settings) -> None:
+    from functools import partial
 
-    from gpuml.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import TfidfVectorizer as SkTfidf
 
+    from gpuml.feature_extraction.text import TfidfVectorizer as GpumlTfidf
+
+    TfidfVectorizer = partial(GpumlTfidf, **settings)
+    Sk = partial(SkTfidf, **settings)
     docs = make_corpus(n_docs)
     print(f"corpus: {len(docs):,} docs, {sum(map(len, docs)) / 1e6:.1f} MB")
+    print(f"settings: {settings or 'defaults'}")
     t = time.perf_counter()
     ours = TfidfVectorizer()
     X = ours.fit_transform(docs)
@@ -252,6 +257,12 @@ def main() -> None:
         help="non-ASCII corpus; times default settings and strip_accents='unicode'",
     )
     parser.add_argument("--tfidf", action="store_true", help="TfidfVectorizer")
+    parser.add_argument(
+        "--analyzer", default="word", help="with --tfidf: word, char or char_wb"
+    )
+    parser.add_argument(
+        "--ngram-range", type=int, nargs=2, default=(1, 1), metavar=("MIN", "MAX")
+    )
     args = parser.parse_args()
     if args.child:
         return child(args.docs, args.tfidf)
@@ -263,7 +274,10 @@ def main() -> None:
         for _ in range(2):
             print("warm cache: ", run_child(args.docs, cache, args.tfidf))
     if args.tfidf:
-        return tfidf(args.docs, not args.no_sklearn)
+        settings = {}
+        if args.analyzer != "word" or tuple(args.ngram_range) != (1, 1):
+            settings = dict(analyzer=args.analyzer, ngram_range=tuple(args.ngram_range))
+        return tfidf(args.docs, not args.no_sklearn, **settings)
     from sklearn.feature_extraction.text import HashingVectorizer as Sk
 
     from gpuml.feature_extraction.text import HashingVectorizer

@@ -117,6 +117,7 @@ def scaling() -> None:
     import cupy
 
     pool = cupy.get_default_memory_pool()
+    time_gpuml(dataset("classification", 2_000)[0])  # the process's first fit
     for n in (10_000, 30_000, 100_000, 300_000, 1_000_000):
         X, _ = dataset("classification", n)
         pool.free_all_blocks()

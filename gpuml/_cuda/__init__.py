@@ -127,6 +127,10 @@ MODULES: dict[str, tuple[str, ...]] = {
                 "fingerprint_word_ngrams",
                 "fingerprint_documents",
                 "word_ngram_write",
+                "fingerprint_char_ngrams",
+                "fingerprint_char_wb_ngrams",
+                "char_wb_spans",
+                "span_write",
             )
         )
         for module, c in (

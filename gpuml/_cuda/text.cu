@@ -880,6 +880,149 @@ __global__ void fingerprint_documents(const C* text, const long long* offsets,
     }
 }
 
+// The character n-grams of hash_char_ngrams (same slots, on the
+// whitespace-normalized text), fingerprinted, with each one's document and
+// its rank in scikit-learn's order (document, then n, then position).
+template <typename C>
+__global__ void fingerprint_char_ngrams(const C* text, long long n, int lower,
+                                        const unsigned char* starts,
+                                        const long long* offsets, long long n_docs,
+                                        int min_n, int max_n, unsigned long long* fp1,
+                                        unsigned long long* fp2, long long* rank,
+                                        long long* doc_of)
+{
+    int n_sizes = max_n - min_n + 1;
+    FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
+        long long first = offsets[doc];
+        long long count = offsets[doc + 1] - first;
+        long long available = offsets[doc + 1] - i;
+        Fingerprint f;
+        f.init();
+        for (int j = 0; j < max_n; j++) {
+            if (j < available)
+                f.code_point(lower_ascii(text[i + j], lower));
+            if (j + 1 < min_n)
+                continue;
+            long long size = j + 1 - min_n;
+            long long slot = i * n_sizes + size;
+            doc_of[slot] = doc;
+            if (j < available) {
+                f.finish(fp1 + slot, fp2 + slot);
+                rank[slot] = first * n_sizes + size * count + (i - first);
+            } else {
+                fp1[slot] = NO_FINGERPRINT;
+                fp2[slot] = 0;
+                rank[slot] = -1;
+            }
+        }
+    }
+}
+
+// The n-grams of hash_char_wb_ngrams (same slots), fingerprinted; a slot's
+// number is its rank (words in order, then n, then offset).
+template <typename C>
+__global__ void fingerprint_char_wb_ngrams(const C* text, long long n, int lower,
+                                           const unsigned char* starts,
+                                           const long long* offsets, long long n_docs,
+                                           const unsigned int* tables, int min_n,
+                                           int max_n, const long long* positions,
+                                           unsigned long long* fp1,
+                                           unsigned long long* fp2, long long* rank,
+                                           long long* doc_of)
+{
+    Tables t = load_tables(tables);
+    FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
+        if (positions[i + 1] == positions[i])
+            continue;
+        long long end = nonspace_end(text, n, starts, i, t);
+        long long padded = end - i + 2;
+        long long slot = positions[i];
+        for (int size = min_n; size <= max_n; size++) {
+            long long windows = size < padded ? padded - size + 1 : 1;
+            for (long long s = 0; s < windows; s++) {
+                Fingerprint f;
+                f.init();
+                long long stop = min(s + size, padded);
+                for (long long q = s; q < stop; q++) {
+                    unsigned int c = (q == 0 || q == padded - 1)
+                                         ? ' '
+                                         : lower_ascii(text[i + q - 1], lower);
+                    f.code_point(c);
+                }
+                f.finish(fp1 + slot, fp2 + slot);
+                rank[slot] = slot;
+                doc_of[slot] = doc;
+                slot++;
+            }
+            if (size >= padded)
+                break;
+        }
+    }
+}
+
+// Where the chosen char_wb n-grams lie: for each slot (numbered as above),
+// the text position of its first character that is not padding, how many
+// such characters it has, and whether a padding space leads (bit 0) or
+// ends (bit 1) it.
+template <typename C>
+__global__ void char_wb_spans(const C* text, long long n, const unsigned char* starts,
+                              const unsigned int* tables, int min_n, int max_n,
+                              const long long* positions, const long long* slots,
+                              long long n_slots, long long* span_start,
+                              long long* span_length, int* pads)
+{
+    Tables t = load_tables(tables);
+    GRID_STRIDE(k, n_slots) {
+        long long slot = slots[k];
+        // the word start i with positions[i] <= slot < positions[i + 1]:
+        // one before the first position past the slot
+        long long lo = 0, hi = n;
+        while (lo < hi) {
+            long long mid = (lo + hi) / 2;
+            if (positions[mid] > slot)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        long long i = lo - 1;
+        long long padded = nonspace_end(text, n, starts, i, t) - i + 2;
+        long long rest = slot - positions[i], s = 0, stop = padded;
+        for (int size = min_n; size <= max_n; size++) {
+            long long windows = size < padded ? padded - size + 1 : 1;
+            if (rest < windows) {
+                s = rest;
+                stop = min(s + size, padded);
+                break;
+            }
+            rest -= windows;
+        }
+        long long core_start = max(s, 1LL), core_stop = min(stop, padded - 1);
+        span_start[k] = i + core_start - 1;
+        span_length[k] = max(core_stop - core_start, 0LL);
+        pads[k] = (s == 0) | ((stop == padded) << 1);
+    }
+}
+
+// The characters of spans of the text (as char_wb_spans gives them; no
+// padding for the other analyzers) from out[positions[k]] on: a padding
+// space, the span's characters (ASCII lowercased if `lower`), a padding
+// space.
+template <typename C>
+__global__ void span_write(const C* text, int lower, const long long* span_start,
+                           const long long* span_length, const int* pads,
+                           long long n_spans, const long long* positions, C* out)
+{
+    GRID_STRIDE(k, n_spans) {
+        long long q = positions[k];
+        if (pads[k] & 1)
+            out[q++] = ' ';
+        for (long long p = span_start[k]; p < span_start[k] + span_length[k]; p++)
+            out[q++] = (C)lower_ascii(text[p], lower);
+        if (pads[k] & 2)
+            out[q] = ' ';
+    }
+}
+
 // The characters of chosen word n-grams (slot numbers as above), each
 // followed by a NUL (which no word character is): first their lengths,
 // then, after a scan, the characters.

@@ -5,10 +5,11 @@ order of ``fit_transform``'s steps) with the steps that touch the count
 matrix replaced where a GPU is in use. ``_count_vocab`` analyzes the
 documents, builds the vocabulary in scikit-learn's first-seen order and
 counts the terms on the device
-(:mod:`gpuml.feature_extraction._vocabulary`) for the word analyzer with the
-default token pattern and no stop words, any ``ngram_range`` from 1 up,
-``strip_accents`` ``None``, ``"ascii"`` or ``"unicode"``, and ``dtype``
-int32, int64, float32 or float64. Its count matrix then stays on the device
+(:mod:`gpuml.feature_extraction._vocabulary`) for the built-in analyzers
+(``"word"`` with the default token patterns and no stop words, ``"char"``,
+``"char_wb"``), any ``ngram_range`` from 1 up, ``strip_accents`` ``None``,
+``"ascii"`` or ``"unicode"``, no Python preprocessor, and ``dtype`` int32,
+int64, float32 or float64. Its count matrix then stays on the device
 (a :class:`~gpuml.feature_extraction._vocabulary.DeviceCounts`) through the
 pruning by ``min_df``/``max_df`` and the sorting of the vocabulary (the
 vocabulary dict changed by scikit-learn's own code) and, in
@@ -16,9 +17,8 @@ TfidfVectorizer, the tf-idf weighting; ``fit_transform`` and ``transform``
 copy the finished matrix to the host once. The results are scikit-learn's:
 the same vocabulary dict in the same order, the same CSR matrix (indices in
 the same order within rows, the same values), the same ``idf_``. Other
-settings (char analyzers, callables, other token patterns, stop words,
-other dtypes; ``max_features`` from the pruning on) and the CPU run
-scikit-learn's code.
+settings (callables, other token patterns, stop words, other dtypes;
+``max_features`` from the pruning on) and the CPU run scikit-learn's code.
 """
 
 from __future__ import annotations
@@ -70,8 +70,13 @@ class _DeviceCountMixin:
             documents = device.upload(texts, self.lowercase, self.strip_accents)
         except UnicodeEncodeError:  # lone surrogates: Python's rules
             return super()._count_vocab(texts, fixed_vocab)
-        min_length = _WORD_PATTERNS[self.token_pattern]
-        ngrams = vocab.word_ngrams(documents, min_length, self.ngram_range)
+        if self.analyzer == "word":
+            min_length = _WORD_PATTERNS[self.token_pattern]
+            ngrams = vocab.word_ngrams(documents, min_length, self.ngram_range)
+        elif self.analyzer == "char":
+            ngrams = vocab.char_ngrams(documents, self.ngram_range)
+        else:
+            ngrams = vocab.char_wb_ngrams(documents, self.ngram_range)
         if fixed_vocab:
             vocabulary = self.vocabulary_
             terms = list(vocabulary)
@@ -166,7 +171,6 @@ class _DeviceCountMixin:
             dtype in _COUNT_DTYPES
             and isinstance(min_n, int)
             and min_n >= 1
-            and self.analyzer == "word"  # the vocabulary kernels' analyzer
             and device_analysis(self)
         )
 

@@ -27,6 +27,7 @@ from tests.conftest import DEVICES
 from tests.feature_extraction.test_hashing import assert_identical, make_corpus
 
 _SETTING_SPACE = dict(
+    analyzer=["word", "word", "char", "char_wb"],
     lowercase=[True, False],
     strip_accents=[None, "ascii", "unicode"],
     ngram_range=[(1, 1), (1, 3), (2, 2), (1, 2)],
@@ -40,10 +41,14 @@ _SETTING_SPACE = dict(
 
 
 def random_settings(rng, n: int) -> list[dict]:
-    return [
+    settings = [
         {k: v[int(rng.integers(len(v)))] for k, v in _SETTING_SPACE.items()}
         for _ in range(n)
     ]
+    for s in settings:
+        if s["analyzer"] != "word":  # scikit-learn warns it is unused
+            del s["token_pattern"]
+    return settings
 
 
 def assert_same_fit(got, want):
@@ -236,12 +241,81 @@ def test_tfidf_vectorizer_idf_setter_and_sparse_interface(device, rng):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_char_analyzers(device, rng):
+    """Character n-grams of all kinds of text: whitespace runs (collapsed by
+    "char"), NUL and other control characters inside n-grams, words shorter
+    and longer than the n-grams (char_wb's single padded word), documents
+    shorter than every size."""
+    corpus = [
+        *make_corpus(rng, 40),
+        "a\x00b\x00\x00c",
+        "x",
+        "\t\n  \u3000",
+        "Ab  cDÉf\tgh\n\nIJ",
+        "ünïcödé  ΣΑΣ ΣΑΣ.",
+        "🙂🙂 🙃",
+    ]
+    other = [*make_corpus(rng, 10), "a\x00b", "never seen ☃"]
+    for settings in (
+        dict(analyzer="char"),
+        dict(analyzer="char", ngram_range=(1, 4), lowercase=False),
+        dict(analyzer="char", ngram_range=(3, 5), strip_accents="unicode"),
+        dict(analyzer="char_wb"),
+        dict(analyzer="char_wb", ngram_range=(1, 3), strip_accents="ascii"),
+        dict(analyzer="char_wb", ngram_range=(2, 6), min_df=2, max_df=0.5),
+        dict(analyzer="char_wb", ngram_range=(1, 1), binary=True, dtype=np.float32),
+    ):
+        sk, ours = fit_both(settings, corpus, device)
+        with config_context(device=device):
+            assert_identical(ours.transform(other), sk.transform(other))
+        tfidf = fit_both(settings, corpus, device, SkTfidfVectorizer, TfidfVectorizer)
+        assert tfidf is not None
+    vocabulary = ["ab", " a", "a ", "é", "\x00", "b\x00", "absent", "Ab"]
+    for analyzer in ("char", "char_wb"):
+        settings = dict(
+            analyzer=analyzer,
+            ngram_range=(1, 2),
+            vocabulary=vocabulary,
+            lowercase=False,
+        )
+        sk, ours = fit_both(settings, corpus, device)
+        with config_context(device=device):
+            assert_identical(ours.transform(other), sk.transform(other))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(),
+        dict(token_pattern=r"(?u)\b\w+\b", ngram_range=(1, 2)),
+        dict(analyzer="char", ngram_range=(2, 4)),
+        dict(analyzer="char_wb", strip_accents="unicode"),
+    ],
+)
+def test_device_counts_without_sklearns_analysis(settings, rng, monkeypatch):
+    """On the GPU these settings count on the device: scikit-learn's
+    ``_count_vocab`` (its analyzer, its counting) is never called."""
+    corpus = make_corpus(rng, 30)
+    sk = SkCountVectorizer(**settings)
+    want = sk.fit_transform(corpus)
+    want_transformed = sk.transform(corpus[:5])
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("scikit-learn's _count_vocab ran")
+
+    monkeypatch.setattr(SkCountVectorizer, "_count_vocab", refuse)
+    with config_context(device="gpu"):
+        ours = CountVectorizer(**settings)
+        assert_identical(ours.fit_transform(corpus), want)
+        assert_identical(ours.transform(corpus[:5]), want_transformed)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_host_settings(device, rng):
     """Settings the device does not analyze: scikit-learn's code."""
     corpus = make_corpus(rng, 30)
     for settings in (
-        dict(analyzer="char", ngram_range=(1, 3)),
-        dict(analyzer="char_wb", ngram_range=(2, 3)),
         dict(stop_words="english"),
         dict(tokenizer=str.split, token_pattern=None),
         dict(analyzer=lambda doc: doc.split()),
