@@ -234,6 +234,43 @@ def host_to_device(array: np.ndarray):
     return out
 
 
+def pieces_to_device(pieces, out) -> bool:
+    """Copy host byte arrays, one after another, into the CuPy uint8 array
+    ``out``, as ``pieces`` (an iterator) makes them; stop early, returning
+    False, when it yields None.
+
+    Each piece goes through two pinned chunk buffers and an asynchronous copy
+    on a stream of its own, so that making the next piece on the host (say,
+    joining strings) overlaps the copy of the last.
+    """
+    cupy = get_cupy()
+    with _staging_lock:
+        staging = cupy_pinned_bytes(cupy, _staging_bytes())
+    buffers = staging.reshape(-1, _CHUNK_BYTES)[:2]
+    cupy.cuda.get_current_stream().synchronize()  # out may be recycled memory
+    stream = cupy.cuda.Stream(non_blocking=True)
+    done = [None, None]
+    position = 0
+    k = 0
+    for piece in pieces:
+        if piece is None:
+            stream.synchronize()
+            return False
+        for start in range(0, piece.shape[0], _CHUNK_BYTES):
+            chunk = piece[start : start + _CHUNK_BYTES]
+            if done[k] is not None:
+                done[k].synchronize()  # the buffer's previous copy is over
+            np.copyto(buffers[k][: chunk.shape[0]], chunk)
+            (out.data + position).copy_from_host_async(
+                buffers[k].ctypes.data, chunk.shape[0], stream
+            )
+            done[k] = stream.record()
+            position += chunk.shape[0]
+            k = 1 - k
+    stream.synchronize()
+    return True
+
+
 def device_to_host(array) -> np.ndarray:
     """Copy a CuPy array to a new NumPy array, pinned and chunked when large.
 

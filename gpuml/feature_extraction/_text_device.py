@@ -21,12 +21,13 @@ per-position counts (:func:`exclusive_scan`).
 from __future__ import annotations
 
 import ctypes
+import itertools
 import sys
 
 import numpy as np
 
 from gpuml import _cuda
-from gpuml._array import device_to_host, host_to_device
+from gpuml._array import device_to_host, host_to_device, pieces_to_device
 from gpuml._backend import get_cupy
 from gpuml.feature_extraction import _unicode
 
@@ -173,6 +174,36 @@ class Documents:
         )
 
 
+#: Characters per joined piece of a large ASCII corpus (see _ascii_text).
+_JOIN_CHARS = 4 << 20
+
+
+def _ascii_text(texts: list[str], offsets: np.ndarray):
+    """The documents' characters as one uint8 device array if they are all
+    ASCII, else None.
+
+    A large corpus is joined a few million characters at a time, each piece
+    copied to the device while the next is joined: one ``"".join`` of a
+    whole corpus writes a new allocation of its size, page by page (0.13 s of
+    host time for 171 MB on the GPU machine), where the pieces reuse the
+    same memory."""
+    total = int(offsets[-1])
+    if total < 2 * _JOIN_CHARS:
+        joined = "".join(texts)
+        return host_to_device(ascii_buffer(joined)) if joined.isascii() else None
+    # pieces of whole documents, cut at the first document past each multiple
+    cuts = np.searchsorted(offsets, np.arange(_JOIN_CHARS, total, _JOIN_CHARS))
+    edges = np.unique(np.concatenate(([0], cuts, [len(texts)]))).tolist()
+
+    def pieces():
+        for a, b in itertools.pairwise(edges):
+            piece = "".join(texts[a:b])
+            yield ascii_buffer(piece) if piece.isascii() else None
+
+    out = get_cupy().empty(total, dtype=np.uint8)
+    return out if pieces_to_device(pieces(), out) else None
+
+
 def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
     """Copy str documents to the device and preprocess them as scikit-learn's
     ``_preprocess`` does (``lowercase``, then ``strip_accents`` ``None``,
@@ -184,15 +215,15 @@ def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
     cupy = get_cupy()
     for module in ("text", "text_ascii"):
         _cuda.prefetch_module(module)  # compiles while the host joins
-    joined = "".join(texts)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     d_offsets = cupy.asarray(offsets)
-    if joined.isascii():  # NFKD and accent stripping leave ASCII as it is
-        text = host_to_device(ascii_buffer(joined))
+    text = _ascii_text(texts, offsets)
+    if text is not None:  # NFKD and accent stripping leave ASCII as it is
         return Documents(text, d_offsets, _ascii_tables(), lowercase)
     _cuda.prefetch_module("text_unicode")
+    joined = "".join(texts)
     text = np.frombuffer(joined.encode("utf-32-le"), dtype="<u4")
     final_sigma = lowercase and "\u03a3" in joined
     tables = device_tables(lowercase, strip_accents, final_sigma)

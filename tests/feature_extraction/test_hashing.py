@@ -420,3 +420,27 @@ def test_ascii_buffer_is_the_strs_bytes():
 
     gc.collect()
     assert bytes(view) == b"made at run time"
+
+
+@pytest.mark.gpu
+def test_large_corpus_uploaded_in_pieces(rng, monkeypatch):
+    """A large ASCII corpus is joined and copied a piece at a time (tiny
+    pieces and staging chunks here): the same matrices; a non-ASCII document
+    in a later piece sends the whole corpus down the UTF-32 path."""
+    from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
+
+    from gpuml import _array
+    from gpuml.feature_extraction import _text_device
+    from gpuml.feature_extraction.text import CountVectorizer
+
+    monkeypatch.setattr(_text_device, "_JOIN_CHARS", 37)
+    monkeypatch.setattr(_array, "_CHUNK_BYTES", 16)
+    corpus = [doc.encode("ascii", "ignore").decode() for doc in make_corpus(rng, 200)]
+    mixed = [*corpus[:150], "Ünïcode ΣΑΣ words", *corpus[150:]]
+    for docs in (corpus, mixed):
+        want = SkHashingVectorizer().transform(docs)
+        counts = SkCountVectorizer(analyzer="char_wb").fit_transform(docs)
+        with config_context(device="gpu"):
+            assert_identical(HashingVectorizer().transform(docs), want)
+            got = CountVectorizer(analyzer="char_wb").fit_transform(docs)
+        assert_identical(got, counts)
