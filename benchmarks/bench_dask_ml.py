@@ -72,6 +72,7 @@ def timed(fit, repeat: int) -> tuple[float, object]:
 def report(workload: str, way: str, seconds: float, fitted) -> None:
     row = {"workload": workload, "way": way, "seconds": round(seconds, 3)}
     row["best"] = {k: round(v, 6) for k, v in fitted.best_params_.items()}
+    row["best_score"] = float(fitted.best_score_)
     print(json.dumps(row), flush=True)
 
 
