@@ -1,0 +1,244 @@
+"""gpuml's kernels against cuML's, and how gpuml takes cuDF input today.
+
+Run on the GPU machine with cuML and cuDF staged
+(``../shared/device/stage-rapids.sh``; then ``source .gpu/rapids-env.sh``):
+``python -m benchmarks.bench_cuml [--sections umap,linear,search,text,cudf]``.
+One JSON line per measurement; a section that fails prints its error and
+the others go on. Warm figures are medians after a warm-up call, the GPU
+synchronised; inputs are NumPy (the copy to the device counted) unless
+said otherwise.
+
+- ``umap``: ``make_classification(60_000, 64, ...)`` as in bench_umap, and
+  1,000,000 points (one fit each), time and trustworthiness (k=15, 5,000
+  points) for gpuml's UMAP and cuML's (default settings, n_neighbors=15);
+- ``linear``: one Ridge fit (400,000 x 256 float32) and one binary
+  LogisticRegression fit (400,000 x 128 float32) each;
+- ``search``: the first-use issue's W1 and W2 grids (20 alphas, 8 Cs, 5
+  folds): gpuml's ``GridSearchCV`` against scikit-learn's around cuML's
+  estimators, fed NumPy (one run: slow);
+- ``text``: HashingVectorizer on the 200,000-document corpus: gpuml's from
+  the Python list, cuML's from a cuDF string Series (its build timed apart),
+  gpuml's from that Series;
+- ``cudf``: gpuml's Ridge and LogisticRegression fitted on a cuDF
+  DataFrame/Series: whether it works, ``feature_names_in_``, the output
+  types of ``predict`` and a metric.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+import traceback
+from functools import partial
+
+import numpy as np
+
+
+def _sync():
+    import cupy
+
+    cupy.cuda.Device().synchronize()
+
+
+def timed(call, repeat: int = 3):
+    call()
+    _sync()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = call()
+        _sync()
+        times.append(time.perf_counter() - start)
+    return round(statistics.median(times), 4), out
+
+
+def emit(**row):
+    print(json.dumps(row, default=str), flush=True)
+
+
+def to_numpy(array):
+    import cupy
+
+    if hasattr(array, "to_numpy"):
+        return array.to_numpy()
+    return cupy.asnumpy(array) if isinstance(array, cupy.ndarray) else np.asarray(array)
+
+
+def umap_section():
+    from cuml.manifold import UMAP as CumlUMAP
+
+    from benchmarks.bench_umap import dataset, quality
+    from gpuml.manifold import UMAP
+
+    for n, repeat in ((60_000, 3), (1_000_000, 1)):
+        X, _ = dataset("classification", n)
+        seconds, E = timed(partial(UMAP(random_state=0).fit_transform, X), repeat)
+        emit(section="umap", n=n, who="gpuml", seconds=seconds, trust=quality(X, E))
+        seconds, E = timed(
+            partial(CumlUMAP(n_neighbors=15, output_type="numpy").fit_transform, X),
+            repeat,
+        )
+        emit(
+            section="umap",
+            n=n,
+            who="cuml",
+            seconds=seconds,
+            trust=quality(X, to_numpy(E)),
+        )
+
+
+def linear_data(n, p, binary):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, p), dtype=np.float32)
+    w = rng.standard_normal(p).astype(np.float32)
+    if binary:
+        y = (X @ w + rng.logistic(size=n) > 0).astype(np.int32)
+    else:
+        y = (X @ w + rng.standard_normal(n)).astype(np.float32)
+    return X, y
+
+
+def linear_section():
+    from cuml.linear_model import LogisticRegression as CumlLogistic
+    from cuml.linear_model import Ridge as CumlRidge
+
+    from gpuml.linear_model import LogisticRegression, Ridge
+
+    X, y = linear_data(400_000, 256, False)
+    for who, make in (
+        ("gpuml", lambda: Ridge(alpha=1.0)),
+        ("cuml", lambda: CumlRidge(alpha=1.0, output_type="numpy")),
+    ):
+        seconds, model = timed(lambda make=make: make().fit(X, y), 5)
+        coef = to_numpy(model.coef_)
+        emit(
+            section="ridge fit", who=who, seconds=seconds, coef_0=float(coef.ravel()[0])
+        )
+    X, y = linear_data(400_000, 128, True)
+    for who, make in (
+        ("gpuml", lambda: LogisticRegression(C=1.0)),
+        ("cuml", lambda: CumlLogistic(C=1.0, output_type="numpy")),
+    ):
+        seconds, model = timed(lambda make=make: make().fit(X, y), 5)
+        accuracy = float((to_numpy(model.predict(X)) == y).mean())
+        emit(section="logistic fit", who=who, seconds=seconds, accuracy=accuracy)
+
+
+def search_section():
+    from cuml.linear_model import LogisticRegression as CumlLogistic
+    from cuml.linear_model import Ridge as CumlRidge
+    from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+
+    from gpuml.linear_model import LogisticRegression, Ridge
+    from gpuml.model_selection import GridSearchCV
+
+    cases = (
+        ("W1 ridge", linear_data(400_000, 256, False), Ridge, CumlRidge, "alpha", 20),
+        (
+            "W2 logistic",
+            linear_data(400_000, 128, True),
+            LogisticRegression,
+            CumlLogistic,
+            "C",
+            8,
+        ),
+    )
+    for name, (X, y), ours, theirs, key, n in cases:
+        grid = {key: np.logspace(-3, 2, n).tolist()}
+        seconds, search = timed(partial(GridSearchCV(ours(), grid, cv=5).fit, X, y), 3)
+        emit(
+            section="search",
+            case=name,
+            who="gpuml",
+            seconds=seconds,
+            best=search.best_params_,
+        )
+        start = time.perf_counter()
+        search = SkGridSearchCV(theirs(output_type="numpy"), grid, cv=5).fit(X, y)
+        emit(
+            section="search",
+            case=name,
+            who="scikit-learn GridSearchCV around cuml",
+            seconds=round(time.perf_counter() - start, 3),
+            best=search.best_params_,
+        )
+
+
+def text_section():
+    import cudf
+    from cuml.feature_extraction.text import HashingVectorizer as CumlHashing
+
+    from benchmarks.bench_text import make_corpus
+    from gpuml.feature_extraction.text import HashingVectorizer
+
+    docs = make_corpus()
+    seconds, X = timed(lambda: HashingVectorizer().transform(docs), 5)
+    emit(section="text", who="gpuml from list", seconds=seconds, nnz=X.nnz)
+    seconds, series = timed(lambda: cudf.Series(docs), 3)
+    emit(section="text", who="cudf.Series(list) build", seconds=seconds)
+    seconds, Xc = timed(lambda: CumlHashing().fit_transform(series), 5)
+    emit(section="text", who="cuml from Series", seconds=seconds, nnz=int(Xc.nnz))
+    try:
+        seconds, Xs = timed(lambda: HashingVectorizer().transform(series), 3)
+        emit(section="text", who="gpuml from Series", seconds=seconds, type=type(Xs))
+    except Exception as error:  # what a user meets today
+        emit(section="text", who="gpuml from Series", error=repr(error)[:300])
+
+
+def cudf_section():
+    import cudf
+
+    from gpuml.linear_model import LogisticRegression, Ridge
+    from gpuml.metrics import r2_score
+
+    X, y = linear_data(10_000, 8, False)
+    frame = cudf.DataFrame({f"f{i}": X[:, i] for i in range(8)})
+    target = cudf.Series(y)
+    for name, call in (
+        ("Ridge.fit(DataFrame, Series)", lambda: Ridge().fit(frame, target)),
+        (
+            "LogisticRegression.fit(DataFrame, Series)",
+            lambda: LogisticRegression().fit(frame, target > 0),
+        ),
+    ):
+        try:
+            model = call()
+            predicted = model.predict(frame)
+            emit(
+                section="cudf",
+                call=name,
+                feature_names_in_=getattr(model, "feature_names_in_", None),
+                predict_type=type(predicted),
+                r2_type=type(r2_score(target, predicted)) if "Ridge" in name else None,
+            )
+        except Exception as error:
+            emit(section="cudf", call=name, error=repr(error)[:300])
+
+
+SECTIONS = {
+    "cudf": cudf_section,
+    "linear": linear_section,
+    "text": text_section,
+    "umap": umap_section,
+    "search": search_section,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", default=",".join(SECTIONS))
+    args = parser.parse_args()
+    import cuml
+
+    emit(cuml=cuml.__version__)
+    for name in args.sections.split(","):
+        try:
+            SECTIONS[name]()
+        except Exception:
+            emit(section=name, error=traceback.format_exc()[-1500:])
+
+
+if __name__ == "__main__":
+    main()
