@@ -131,6 +131,7 @@ MODULES: dict[str, tuple[str, ...]] = {
                 "fingerprint_char_wb_ngrams",
                 "char_wb_spans",
                 "span_write",
+                "decode_packed_utf8",
             )
         )
         for module, c in (

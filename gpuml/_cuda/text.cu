@@ -417,6 +417,42 @@ __global__ void spaces_write(const C* text, long long n, const unsigned char* st
     }
 }
 
+// ---------------------------------------------- cuDF strings (code points)
+
+// cuDF's str.code_points() gives each character's UTF-8 bytes packed into
+// one integer, first byte highest ("é", C3 A9, is 0xC3A9). flags[0] = 1 if
+// a character is not ASCII, flags[1] = 1 if one is a capital sigma (CE A3).
+extern "C" __global__ void packed_utf8_flags(const unsigned int* packed, long long n,
+                                             int* flags)
+{
+    GRID_STRIDE(i, n) {
+        unsigned int v = packed[i];
+        if (v >= 0x80u)
+            flags[0] = 1;
+        if (v == 0xCEA3u)
+            flags[1] = 1;
+    }
+}
+
+// The characters as code points (C: unsigned char for ASCII text).
+template <typename C>
+__global__ void decode_packed_utf8(const unsigned int* packed, long long n, C* out)
+{
+    GRID_STRIDE(i, n) {
+        unsigned int v = packed[i], c;
+        if (v < 0x80u)
+            c = v;
+        else if (v < 0x10000u)  // two bytes: 110xxxxx 10xxxxxx
+            c = ((v >> 8) & 0x1Fu) << 6 | (v & 0x3Fu);
+        else if (v < 0x1000000u)  // three: 1110xxxx 10xxxxxx 10xxxxxx
+            c = ((v >> 16) & 0x0Fu) << 12 | ((v >> 8) & 0x3Fu) << 6 | (v & 0x3Fu);
+        else  // four: 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx
+            c = ((v >> 24) & 0x07u) << 18 | ((v >> 16) & 0x3Fu) << 12 |
+                ((v >> 8) & 0x3Fu) << 6 | (v & 0x3Fu);
+        out[i] = (C)c;
+    }
+}
+
 // ------------------------------------------------------------------ tokens
 
 // The end of the word-character run that starts at i (its document's end

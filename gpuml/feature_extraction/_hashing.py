@@ -18,6 +18,10 @@ matrix. What runs where:
 - what the device cannot reproduce exactly (other dtypes, text holding lone
   surrogates, tokens that are not ``str``, ``ngram_range`` starting at 0) and
   the CPU: scikit-learn's own code.
+
+A cuDF string Series is read where it lies (its characters' lengths and code
+points, decoded on the device) and gives a ``cupyx`` CSR matrix (device in,
+device out); settings that need the host take its strings there first.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from sklearn.feature_extraction.text import (
 )
 from sklearn.preprocessing import normalize
 
-from gpuml._array import compute_namespace
+from gpuml._array import compute_namespace, to_namespace
+from gpuml._backend import get_cupy, is_cudf_object
 from gpuml._sklearn_compat import align_sparse_output
 
 _STRING_INPUT = "Iterable over raw text documents expected, string object received."
@@ -144,6 +149,8 @@ class HashingVectorizer(_SkHashingVectorizer):
         """
         if isinstance(X, str):
             raise ValueError(_STRING_INPUT)
+        if is_cudf_object(X):
+            return self._transform_cudf(X)
         if compute_namespace() is np or not self._device_parameters():
             return super().transform(X)
         docs = X if isinstance(X, list) else list(X)
@@ -164,15 +171,61 @@ class HashingVectorizer(_SkHashingVectorizer):
             documents = device.upload(texts, self.lowercase, self.strip_accents)
         except UnicodeEncodeError:  # lone surrogates: Python's rules
             return super().transform(texts if self.input != "content" else docs)
+        return self._matrix(device, self._keys(device, documents), len(docs))
+
+    def _transform_cudf(self, series):
+        """A cuDF Series of str: a cupyx CSR matrix, computed from the
+        Series's own device memory where the settings allow it."""
+        from gpuml._cuda import csr_from_parts
+
+        if getattr(series, "ndim", 1) != 1:
+            raise ValueError(
+                "A cuDF input to HashingVectorizer must be a Series of strings "
+                f"(one document per row), not a {type(series).__name__}."
+            )
+        if series.null_count:
+            raise ValueError(
+                f"The cuDF Series holds {series.null_count} null entries; every "
+                "document must be a string: fill them first, e.g. "
+                "series.fillna('')."
+            )
+        on_device = (
+            self.input == "content"
+            and len(series) > 0
+            and _holds_strings(series)
+            and compute_namespace() is not np
+            and self._device_parameters()
+            and self._device_analysis()
+        )
+        if not on_device:  # the host's analysis, then device out
+            X = self.transform(series.to_arrow().to_pylist())
+            return to_namespace(X, get_cupy())
+        from gpuml.feature_extraction import _text_device as device
+
+        self._validate_ngram_range()
+        documents = device.upload_cudf(series, self.lowercase, self.strip_accents)
+        keys = self._keys(device, documents)
+        data, indices, indptr = device.assemble(
+            keys,
+            len(series),
+            self.n_features,
+            np.dtype(self.dtype),
+            self.binary,
+            self.norm,
+        )
+        return csr_from_parts(
+            data, indices, indptr, (len(series), self.n_features), True
+        )
+
+    def _keys(self, device, documents):
+        """The hashed keys of the documents' n-grams, by analyzer."""
         hashing = device.hashing_args(self.n_features, self.alternate_sign)
         if self.analyzer == "word":
             min_length = _WORD_PATTERNS[self.token_pattern]
-            keys = device.word_keys(documents, min_length, self.ngram_range, hashing)
-        elif self.analyzer == "char":
-            keys = device.char_keys(documents, self.ngram_range, hashing)
-        else:
-            keys = device.char_wb_keys(documents, self.ngram_range, hashing)
-        return self._matrix(device, keys, len(docs))
+            return device.word_keys(documents, min_length, self.ngram_range, hashing)
+        if self.analyzer == "char":
+            return device.char_keys(documents, self.ngram_range, hashing)
+        return device.char_wb_keys(documents, self.ngram_range, hashing)
 
     def _device_parameters(self) -> bool:
         """Whether the parameters are valid and the device can build this
@@ -249,3 +302,13 @@ def device_analysis(vectorizer) -> bool:
 
 def _all_str(items) -> bool:
     return all(isinstance(item, str) for item in items)
+
+
+def _holds_strings(series) -> bool:
+    """Whether a cuDF Series is of strings (cuDF's ``.str`` accessor exists
+    for string columns only)."""
+    try:
+        series.str  # noqa: B018
+    except (AttributeError, TypeError):
+        return False
+    return True

@@ -225,9 +225,43 @@ def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
     _cuda.prefetch_module("text_unicode")
     joined = "".join(texts)
     text = np.frombuffer(joined.encode("utf-32-le"), dtype="<u4")
-    final_sigma = lowercase and "\u03a3" in joined
-    tables = device_tables(lowercase, strip_accents, final_sigma)
-    docs = Documents(host_to_device(text.astype(np.uint32)), d_offsets, tables, False)
+    text = host_to_device(text.astype(np.uint32))
+    has_sigma = "\u03a3" in joined
+    return _unicode_documents(text, d_offsets, lowercase, strip_accents, has_sigma)
+
+
+def upload_cudf(series, lowercase: bool, strip_accents) -> Documents:
+    """A cuDF string Series (no nulls) as documents, without a copy to the
+    host: each string's length in characters (``str.len``) and its
+    characters' packed UTF-8 bytes (``str.code_points``), decoded on the
+    device, then preprocessed as :func:`upload` does."""
+    cupy = get_cupy()
+    for module in ("text", "text_ascii"):
+        _cuda.prefetch_module(module)
+    lengths = series.str.len().to_cupy().astype(cupy.int32, copy=False)
+    offsets = exclusive_scan(lengths)
+    packed = series.str.code_points().to_cupy().view(cupy.uint32)
+    n = packed.shape[0]
+    flags = cupy.zeros(2, dtype=cupy.int32)
+    _launch("packed_utf8_flags", n, (packed, np.int64(n), flags))
+    non_ascii, has_sigma = (bool(f) for f in flags.get())
+    if not non_ascii:
+        text = cupy.empty(n, dtype=cupy.uint8)
+        _launch("decode_packed_utf8<unsigned char>", n, (packed, np.int64(n), text))
+        return Documents(text, offsets, _ascii_tables(), lowercase)
+    _cuda.prefetch_module("text_unicode")
+    text = cupy.empty(n, dtype=cupy.uint32)
+    _launch("decode_packed_utf8<unsigned int>", n, (packed, np.int64(n), text))
+    return _unicode_documents(text, offsets, lowercase, strip_accents, has_sigma)
+
+
+def _unicode_documents(text, offsets, lowercase: bool, strip_accents, has_sigma):
+    """Documents of UTF-32 device text, preprocessed (``lowercase``, then
+    ``strip_accents``) by the Unicode tables; ``has_sigma``: whether the
+    text holds a capital sigma (whose lowercase depends on its place)."""
+    cupy = get_cupy()
+    tables = device_tables(lowercase, strip_accents, lowercase and has_sigma)
+    docs = Documents(text, offsets, tables, False)
     if not lowercase and strip_accents is None:
         return docs
     counts = cupy.empty(docs.n, dtype=cupy.int32)
@@ -236,7 +270,7 @@ def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
     out = cupy.empty(int(positions[-1]), dtype=cupy.uint32)
     args = (*docs.scan_args(), np.int32(lowercase))
     _launch("preprocess_write", docs.n, (*args, positions, out))
-    return Documents(out, _gather(positions, d_offsets), tables, False)
+    return Documents(out, _gather(positions, offsets), tables, False)
 
 
 def upload_tokens(token_lists: list[list[str]]) -> tuple[Documents, object]:

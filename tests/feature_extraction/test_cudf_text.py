@@ -1,0 +1,75 @@
+"""HashingVectorizer on a cuDF string Series (skipped without cuDF).
+
+The Series is read where it lies (character lengths and packed UTF-8 code
+points, decoded on the device): the matrix is scikit-learn's for the same
+strings, as a ``cupyx`` CSR matrix (device in, device out).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import HashingVectorizer as SkHashingVectorizer
+
+from gpuml import config_context
+from gpuml.feature_extraction.text import HashingVectorizer
+from tests.feature_extraction.test_hashing import (
+    assert_identical,
+    make_corpus,
+    random_settings,
+)
+
+pytestmark = pytest.mark.gpu
+cudf = pytest.importorskip("cudf")
+
+
+def assert_device_identical(got, want):
+    """``got``, a cupyx CSR matrix, is scikit-learn's ``want``."""
+    import cupyx.scipy.sparse as cusp
+
+    assert cusp.isspmatrix_csr(got), type(got)
+    assert_identical(type(want)(got.get()), want)
+
+
+def test_matches_sklearn_on_random_settings(rng):
+    # four-byte characters: mathematical letters and emoji
+    corpus = [
+        *make_corpus(rng, 40),
+        "ΣΑΣ ΣΑΣ. ünïcödé\u3000 \U0001d518\U0001d52b \U0001f642\U0001f643",
+        "a\x00b",
+        "",
+    ]
+    ascii_corpus = [doc.encode("ascii", "ignore").decode() for doc in corpus]
+    for settings in random_settings(rng, 30):
+        for docs in (corpus, ascii_corpus):
+            want = SkHashingVectorizer(**settings).transform(docs)
+            got = HashingVectorizer(**settings).transform(cudf.Series(docs))
+            assert_device_identical(got, want)
+
+
+def test_host_settings_and_cpu_give_device_output(rng):
+    """Settings the device cannot analyze, and device="cpu": the strings go
+    to the host and the matrix comes back to the device."""
+    docs = make_corpus(rng, 20)
+    series = cudf.Series(docs)
+    for settings, device in (
+        (dict(tokenizer=str.split, token_pattern=None), "gpu"),
+        (dict(analyzer="char", ngram_range=(2, 3)), "cpu"),
+    ):
+        want = SkHashingVectorizer(**settings).transform(docs)
+        with config_context(device=device):
+            got = HashingVectorizer(**settings).fit_transform(series)
+        assert_device_identical(got, want)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match=r"2 null entries.*fillna"):
+        HashingVectorizer().transform(cudf.Series(["a b", None, None]))
+    with pytest.raises(ValueError, match="must be a Series of strings"):
+        HashingVectorizer().transform(cudf.DataFrame({"text": ["a b"]}))
+    numbers = cudf.Series(np.arange(3))
+    with pytest.raises(Exception) as ours:
+        HashingVectorizer().transform(numbers)
+    with pytest.raises(Exception) as theirs:
+        SkHashingVectorizer().transform([0, 1, 2])
+    assert type(ours.value) is type(theirs.value)
