@@ -18,8 +18,11 @@ mean score of each:
 
 ``--estimator ridge`` (the default) searches 20 alphas of a ``Ridge``
 (R²); ``--estimator logistic`` 8 values of ``C`` of a binary
-``LogisticRegression`` (accuracy). It runs on the GPU when one is usable,
-else on the CPU (with a smaller problem); ``--device cpu`` forces the CPU,
+``LogisticRegression`` (accuracy); ``--estimator text`` 4 values of ``C``
+of ``HashingVectorizer(n_features=2**18)`` + ``TfidfTransformer`` +
+``LogisticRegression`` on synthetic documents (accuracy; ``--n-samples`` documents of
+``--n-features`` words). It runs on the GPU when one is usable, else on the
+CPU (with a smaller problem); ``--device cpu`` forces the CPU,
 ``--n-samples`` and ``--n-features`` set the size, and ``--no-sklearn``
 skips the two runs of scikit-learn's search (slow at large sizes). Each run
 says when it starts and how long it took.
@@ -37,33 +40,89 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
+from sklearn.feature_extraction.text import HashingVectorizer as SkHashingVectorizer
+from sklearn.feature_extraction.text import TfidfTransformer as SkTfidfTransformer
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge as SkRidge
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
 from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.pipeline import make_pipeline
 
 import gpuml
+from gpuml.feature_extraction.text import HashingVectorizer, TfidfTransformer
 from gpuml.linear_model import LogisticRegression, Ridge
 from gpuml.model_selection import GridSearchCV
 
-# estimator: (gpuml class, scikit-learn class, parameter, values, metric)
+
+class Problem(NamedTuple):
+    """What ``--estimator`` searches: a name, gpuml's and scikit-learn's
+    estimator factories, the searched parameter (its short name for the
+    table), its values, the metric, and the default size (rows, columns;
+    on the GPU, then on the CPU)."""
+
+    name: str
+    ours: Callable
+    theirs: Callable
+    param: str
+    short: str
+    values: np.ndarray
+    metric: str
+    gpu_size: tuple[int, int]
+    cpu_size: tuple[int, int]
+
+
+def _text_pipeline(hashing, tfidf, logistic):
+    return lambda: make_pipeline(hashing(n_features=2**18), tfidf(), logistic())
+
+
 PROBLEMS = {
-    "ridge": (Ridge, SkRidge, "alpha", np.logspace(-3, 5, 20), "R²"),
-    "logistic": (
+    "ridge": Problem(
+        "Ridge",
+        Ridge,
+        SkRidge,
+        "alpha",
+        "alpha",
+        np.logspace(-3, 5, 20),
+        "R²",
+        (400_000, 256),
+        (20_000, 64),
+    ),
+    "logistic": Problem(
+        "LogisticRegression",
         LogisticRegression,
         SkLogisticRegression,
         "C",
+        "C",
         np.logspace(-4, 1, 8),
         "accuracy",
+        (400_000, 256),
+        (20_000, 64),
+    ),
+    "text": Problem(
+        "text pipeline",
+        _text_pipeline(HashingVectorizer, TfidfTransformer, LogisticRegression),
+        _text_pipeline(SkHashingVectorizer, SkTfidfTransformer, SkLogisticRegression),
+        "logisticregression__C",
+        "C",
+        np.logspace(-1, 2, 4),
+        "accuracy",
+        (50_000, 120),
+        (1_000, 60),
     ),
 }
 
 
 def _data(estimator: str, n_samples: int, n_features: int, rng):
     """Many small effects in much noise: the best penalty is well inside the
-    grid, so the search has a real optimum rather than a run of near-ties."""
+    grid, so the search has a real optimum rather than a run of near-ties.
+    For ``text``: documents of ``n_features`` words from a vocabulary of
+    2,000, whose frequencies lean slightly towards the document's class."""
+    if estimator == "text":
+        return _documents(n_samples, n_features, rng)
     X = rng.standard_normal((n_samples, n_features), dtype=np.float32)
     if estimator == "ridge":
         w = np.float32(0.01) * rng.standard_normal(n_features, dtype=np.float32)
@@ -71,6 +130,23 @@ def _data(estimator: str, n_samples: int, n_features: int, rng):
     w = rng.standard_normal(n_features).astype(np.float32) * 3 / np.sqrt(n_features)
     p = 1 / (1 + np.exp(-(X @ w)))
     return X, (rng.uniform(size=n_samples) < p).astype(np.int64)
+
+
+def _documents(n_docs: int, n_words: int, rng):
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    sizes = rng.integers(3, 9, size=2000)
+    vocabulary = np.array(["".join(rng.choice(letters, size=k)) for k in sizes])
+    base = rng.dirichlet(np.full(2000, 0.5))
+    lean = np.exp(0.2 * rng.standard_normal(2000))
+    y = rng.integers(0, 2, n_docs)
+    docs = []
+    for label in (0, 1):
+        p = base * (lean if label else 1 / lean)
+        rows = np.flatnonzero(y == label)
+        words = rng.choice(vocabulary, size=(len(rows), n_words), p=p / p.sum())
+        docs += [(i, " ".join(w)) for i, w in zip(rows, words, strict=True)]
+    docs.sort()
+    return [doc for _, doc in docs], y
 
 
 def _timed(label, search, X, y, rows, step):
@@ -126,7 +202,11 @@ def main(argv=None) -> None:
         default="ridge",
         help=(
             "ridge: 20 alphas of a Ridge, scored by R² (the default); logistic: "
-            "8 values of C of a binary LogisticRegression, scored by accuracy"
+            "8 values of C of a binary LogisticRegression, scored by accuracy; "
+            "text: 4 values of C of HashingVectorizer(n_features=2**18) + "
+            "TfidfTransformer + LogisticRegression on synthetic documents "
+            "(50,000 of 120 words on the GPU, 1,000 of 60 on the CPU), scored "
+            "by accuracy"
         ),
     )
     parser.add_argument(
@@ -174,34 +254,42 @@ def main(argv=None) -> None:
     except gpuml.NoGPUError as error:
         parser.exit(2, f"python -m gpuml: {error}\n")
     on_gpu = device == "gpu"
-    n_samples = args.n_samples or (400_000 if on_gpu else 20_000)
-    n_features = args.n_features or (256 if on_gpu else 64)
+    problem = PROBLEMS[args.estimator]
+    rows_default, columns_default = problem.gpu_size if on_gpu else problem.cpu_size
+    n_samples = args.n_samples or rows_default
+    n_features = args.n_features or columns_default
 
-    model, sk_model, param, values, metric = PROBLEMS[args.estimator]
+    model, sk_model, name = problem.ours, problem.theirs, problem.name
+    param, values, metric = problem.short, problem.values, problem.metric
     X, y = _data(args.estimator, n_samples, n_features, np.random.default_rng(0))
     splitter = KFold if args.estimator == "ridge" else StratifiedKFold
     cv = splitter(n_splits=5, shuffle=True, random_state=0)
-    grid = {param: values}
+    grid = {problem.param: values}
     print(f"gpuml {gpuml.__version__}: computing on the {device.upper()}")
+    shape = (
+        f"{n_samples:,} documents of {n_features} words"
+        if args.estimator == "text"
+        else f"{n_samples:,} x {n_features} float32"
+    )
     print(
-        f"data: {n_samples:,} x {n_features} float32; {model.__name__}, "
-        f"{len(values)} values of {param} x 5 folds, scoring {metric}\n"
+        f"data: {shape}; {name}, {len(values)} values of {param} x 5 folds, "
+        f"scoring {metric}\n"
     )
     runs = []
     if not args.no_sklearn:
         runs += [
             (
-                f"scikit-learn GridSearchCV(sklearn {model.__name__}), n_jobs=-1",
+                f"scikit-learn GridSearchCV(sklearn {name}), n_jobs=-1",
                 lambda: SkGridSearchCV(sk_model(), grid, cv=cv, n_jobs=-1),
             ),
             (
-                f"scikit-learn GridSearchCV(gpuml {model.__name__})",
+                f"scikit-learn GridSearchCV(gpuml {name})",
                 lambda: SkGridSearchCV(model(), grid, cv=cv),
             ),
         ]
     runs.append(
         (
-            f"gpuml GridSearchCV(gpuml {model.__name__})",
+            f"gpuml GridSearchCV(gpuml {name})",
             lambda: GridSearchCV(model(), grid, cv=cv),
         )
     )
@@ -209,8 +297,9 @@ def main(argv=None) -> None:
     # Warm up (imports; on a GPU the CUDA context and kernels) on a slice,
     # untimed: the first use is another matter (docs/development.md).
     what = " (CUDA context, kernels)" if on_gpu else ""
-    print(f"warming gpuml up on 2,000 rows{what} ...", flush=True)
-    GridSearchCV(model(), grid, cv=cv).fit(X[:2000], y[:2000])
+    warm = min(2000, max(50, n_samples // 10))
+    print(f"warming gpuml up on {warm:,} rows{what} ...", flush=True)
+    GridSearchCV(model(), grid, cv=cv).fit(X[:warm], y[:warm])
     rows = []
     for step, (label, make) in enumerate(runs, start=1):
         _timed(label, make(), X, y, rows, (step, total))
@@ -223,10 +312,9 @@ def main(argv=None) -> None:
             n_workers = len(client.scheduler_info()["workers"])
             print(f"Dask: {n_workers} workers; dashboard {client.dashboard_link}")
             # Warm up the workers (imports, CUDA contexts), untimed.
-            GridSearchCV(model(), grid, cv=cv, client=client).fit(X[:2000], y[:2000])
+            GridSearchCV(model(), grid, cv=cv, client=client).fit(X[:warm], y[:warm])
             _timed(
-                f"gpuml GridSearchCV(gpuml {model.__name__}), Dask, "
-                f"{n_workers} workers",
+                f"gpuml GridSearchCV(gpuml {name}), Dask, {n_workers} workers",
                 GridSearchCV(model(), grid, cv=cv, client=client),
                 X,
                 y,

@@ -87,3 +87,15 @@ def test_demo_refuses_bad_sizes_and_a_missing_gpu_without_a_traceback():
     assert "Traceback" not in result.stderr
     assert "asked to compute on the GPU" in result.stderr
     assert result.stdout == ""  # nothing ran
+
+
+def test_demo_text_pipeline_runs_and_agrees():
+    result = _demo(
+        "--device", "cpu", "--estimator", "text", "--n-samples", "300",
+        "--n-features", "30",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "300 documents of 30 words; text pipeline, 4 values of C" in out, out
+    assert "[3/3] gpuml GridSearchCV(gpuml text pipeline)" in out, out
+    assert "all methods chose the same C" in out, out
