@@ -251,3 +251,48 @@ def test_integer_labels_encode_as_unique(rng, dtype):
     np.testing.assert_array_equal(indices.get(), inverse)
     wide = np.array([0, 1 << 40], dtype=np.int64)
     assert _encode_integer_labels(cp.asarray(wide), cp) is None  # too wide
+
+
+def test_text_kernels_launch_from_the_module_that_defines_them():
+    """Every kernel name that the text code launches (found in its source)
+    is routed by ``_text_device._module`` to a module that defines it, and a
+    template to a module that instantiates it, for both character types."""
+    from pathlib import Path
+
+    from gpuml.feature_extraction import _text_device
+
+    folder = Path(_text_device.__file__).parent
+    code = "".join(
+        (folder / f"{name}.py").read_text()
+        for name in ("_text_device", "_vocabulary", "_hashing", "_count", "_tfidf")
+    )
+    launched = set(re.findall(r'(?:_launch|_kernel)\(\s*f?"([\w]+(?:<[^"]*>)?)"', code))
+    # names built first, then launched (in the two modules that do so)
+    for name in ("_text_device", "_vocabulary"):
+        source = (folder / f"{name}.py").read_text()
+        launched |= set(re.findall(r'\bname = f?"([\w]+(?:<[^"]*>)?)"', source))
+    assert {
+        "term_heads",
+        "span_write<{docs.ctype}>",
+        "fingerprint_word_ngrams<{documents.ctype}>",
+        "scan_apply",
+    } <= launched
+    for name in launched:
+        if "{docs.ctype}" in name or "{documents.ctype}" in name:
+            base = name.partition("<")[0]
+            names = [f"{base}<unsigned char>", f"{base}<unsigned int>"]
+        elif "{" in name:  # other templates: checked through MODULES below
+            continue
+        else:
+            names = [name]
+        for full in names:
+            module = _text_device._module(full)
+            assert full.partition("<")[0] in _kernels(module), (full, module)
+            if "<" in full:
+                assert full in _cuda.MODULES[module], (full, module)
+    for module in ("text", "text_ascii", "text_unicode"):
+        for expression in _cuda.MODULES[module]:
+            assert _text_device._module(expression) == module, expression
+    for module in ("vocabulary", "vocabulary_ascii", "vocabulary_unicode"):
+        for expression in _cuda.MODULES[module]:
+            assert _text_device._module(expression) == module, expression

@@ -93,8 +93,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         *(f"target_partials<{u}>" for u in _FLOAT_TYPES),
         *(f"match_partials<{t}>" for t in _LABEL_TYPES),
     ),
-    # The text vectorizers: one source (text.cu) in three modules, compiled
-    # in parallel: the shared kernels, then each character type's templates.
+    # The text vectorizers: text.cu (hashing) and vocabulary.cu
+    # (CountVectorizer's vocabularies and counts), each in three modules
+    # compiled in parallel: the shared kernels, then each character type's
+    # templates.
     "text": (
         *(
             f"{name}<{t}, {i}>"
@@ -105,12 +107,6 @@ MODULES: dict[str, tuple[str, ...]] = {
         # CountVectorizer's integer counts
         *(f"csr_write<{t}, {i}>" for t in _LABEL_TYPES for i in _LABEL_TYPES),
         *(f"csr_indptr<{i}>" for i in _LABEL_TYPES),
-        *(f"csr_kept_counts<{i}>" for i in _LABEL_TYPES),
-        *(
-            f"csr_map_columns<{w}, {i}>"
-            for w in ("unsigned int", "unsigned long long")
-            for i in _LABEL_TYPES
-        ),
     ),
     **{
         module: tuple(
@@ -124,13 +120,6 @@ MODULES: dict[str, tuple[str, ...]] = {
                 "hash_char_ngrams",
                 "char_wb_counts",
                 "hash_char_wb_ngrams",
-                "fingerprint_word_ngrams",
-                "fingerprint_documents",
-                "word_ngram_write",
-                "fingerprint_char_ngrams",
-                "fingerprint_char_wb_ngrams",
-                "char_wb_spans",
-                "span_write",
                 "decode_packed_utf8",
             )
         )
@@ -139,17 +128,61 @@ MODULES: dict[str, tuple[str, ...]] = {
             ("text_unicode", "unsigned int"),
         )
     },
+    "vocabulary": (
+        *(f"csr_kept_counts<{i}>" for i in _LABEL_TYPES),
+        *(
+            f"csr_map_columns<{w}, {i}>"
+            for w in ("unsigned int", "unsigned long long")
+            for i in _LABEL_TYPES
+        ),
+    ),
+    **{
+        module: tuple(
+            f"{name}<{c}>"
+            for name in (
+                "fingerprint_word_ngrams",
+                "fingerprint_documents",
+                "word_ngram_write",
+                "fingerprint_char_ngrams",
+                "fingerprint_char_wb_ngrams",
+                "char_wb_spans",
+                "span_write",
+            )
+        )
+        for module, c in (
+            ("vocabulary_ascii", "unsigned char"),
+            ("vocabulary_unicode", "unsigned int"),
+        )
+    },
     # Exact nearest neighbours and UMAP (on demand, like the text modules).
     "neighbors": (),
     "umap": tuple(f"smooth_knn<{t}>" for t in _FLOAT_TYPES),
 }
 #: Modules compiled from another module's source file.
-_SOURCES = {"text_ascii": "text", "text_unicode": "text"}
+_SOURCES = {
+    "text_ascii": "text",
+    "text_unicode": "text",
+    "vocabulary_ascii": "vocabulary",
+    "vocabulary_unicode": "vocabulary",
+}
+#: Headers that a source file (by name) is compiled with, after common.cuh.
+_HEADERS = {"text": ("text.cuh",), "vocabulary": ("text.cuh",)}
 
 #: Modules that only the text vectorizers, the neighbours search and UMAP
 #: use: compiled when one first runs (or by :func:`compile_all`), not by
 #: every process's :func:`prefetch`.
-_ON_DEMAND = frozenset({"text", "text_ascii", "text_unicode", "neighbors", "umap"})
+_ON_DEMAND = frozenset(
+    {
+        "text",
+        "text_ascii",
+        "text_unicode",
+        "vocabulary",
+        "vocabulary_ascii",
+        "vocabulary_unicode",
+        "neighbors",
+        "umap",
+    }
+)
 
 # Compile time is part of a user's first call: no debug information, and
 # NVRTC's fast-compile mode (CUDA 12.8 and later), which on an H100 cut a
@@ -182,7 +215,8 @@ def source(name: str) -> str:
     """The CUDA source of module ``name``, with the shared definitions."""
     folder = Path(__file__).parent
     file = _SOURCES.get(name, name)
-    return (folder / "common.cuh").read_text() + (folder / f"{file}.cu").read_text()
+    parts = ("common.cuh", *_HEADERS.get(file, ()), f"{file}.cu")
+    return "".join((folder / part).read_text() for part in parts)
 
 
 @functools.cache

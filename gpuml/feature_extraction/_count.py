@@ -63,9 +63,12 @@ class _DeviceCountMixin:
             texts = [self.decode(doc) for doc in docs]
             if not _all_str(texts):  # scikit-learn's error
                 return super()._count_vocab(docs, fixed_vocab)
+        from gpuml import _cuda
         from gpuml.feature_extraction import _text_device as device
         from gpuml.feature_extraction import _vocabulary as vocab
 
+        for module in ("vocabulary", "vocabulary_ascii"):
+            _cuda.prefetch_module(module)  # compiles while the host joins
         try:
             documents = device.upload(texts, self.lowercase, self.strip_accents)
         except UnicodeEncodeError:  # lone surrogates: Python's rules

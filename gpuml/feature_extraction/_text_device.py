@@ -38,14 +38,40 @@ _CHAR_TYPES = {np.dtype(np.uint8): "unsigned char", np.dtype(np.uint32): "unsign
 _tables_on_device: dict = {}
 
 
+#: The kernels of ``vocabulary.cu`` (CountVectorizer's), by name.
+VOCABULARY_KERNELS = frozenset(
+    {
+        "csr_kept_counts",
+        "csr_map_columns",
+        "fingerprint_word_ngrams",
+        "fingerprint_documents",
+        "word_ngram_write",
+        "word_ngram_lengths",
+        "fingerprint_char_ngrams",
+        "fingerprint_char_wb_ngrams",
+        "char_wb_spans",
+        "span_write",
+        "term_heads",
+        "term_records",
+        "term_check",
+        "count_keys",
+        "lookup_terms",
+        "any_equal_neighbours",
+    }
+)
+
+
 def _module(name: str) -> str:
-    """The module of kernel ``name``: each character type's templates have
-    their own (``text_ascii``, ``text_unicode``), the rest are in ``text``."""
+    """The module of kernel ``name``: ``text.cu``'s kernels are in ``text``
+    and ``vocabulary.cu``'s in ``vocabulary``, each character type's
+    templates in a module of their own (``text_ascii``, ``text_unicode``,
+    ``vocabulary_ascii``, ``vocabulary_unicode``)."""
+    family = "vocabulary" if name.partition("<")[0] in VOCABULARY_KERNELS else "text"
     if name.endswith("<unsigned char>"):
-        return "text_ascii"
+        return f"{family}_ascii"
     if name.endswith("<unsigned int>") or name.startswith("preprocess_"):
-        return "text_unicode"
-    return "text"
+        return f"{family}_unicode"
+    return family
 
 
 def _kernel(name: str):
