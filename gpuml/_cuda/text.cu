@@ -463,26 +463,15 @@ __global__ void hash_char_wb_ngrams(const C* text, long long n, int lower,
     FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
         if (positions[i + 1] == positions[i])
             continue;
-        long long end = nonspace_end(text, n, starts, i, t);
-        long long padded = end - i + 2;
+        long long padded = nonspace_end(text, n, starts, i, t) - i + 2;
         long long slot = positions[i];
-        for (int size = min_n; size <= max_n; size++) {
-            long long windows = size < padded ? padded - size + 1 : 1;
-            for (long long s = 0; s < windows; s++) {
-                Murmur m;
-                m.init();
-                long long stop = min(s + size, padded);
-                for (long long q = s; q < stop; q++) {
-                    unsigned int c = (q == 0 || q == padded - 1)
-                                         ? ' '
-                                         : lower_ascii(text[i + q - 1], lower);
-                    m.code_point(c);
-                }
-                keys[slot++] = hashed_key(m.finish(), doc, n_features, alternate_sign);
-            }
-            if (size >= padded)
-                break;
-        }
+        for_each_wb_window(padded, min_n, max_n, [&](long long s, long long stop) {
+            Murmur m;
+            m.init();
+            feed_wb_window(m, text, i, padded, s, stop, lower);
+            keys[slot++] = hashed_key(m.finish(), doc, n_features, alternate_sign);
+            return true;
+        });
     }
 }
 

@@ -200,9 +200,26 @@ __device__ __forceinline__ long long next_doc(const long long* offsets, long lon
              ((doc = next_doc(offsets, doc, i)), true);                           \
              i += blockDim.x)
 
-// analyzer="char_wb": wb_count, the number of n-grams of a word of
-// `length` characters; nonspace_end, the end of the word that starts at i
-// (the first whitespace or document start after it).
+// analyzer="char_wb" (scikit-learn's _char_wb_ngrams): each word (a maximal
+// run of non-whitespace characters) padded with a space on both sides, of
+// `padded` characters; for each size n from min_n to max_n, every window of
+// n characters while n < padded, then the padded word itself once, and no
+// larger size. for_each_wb_window visits the windows [s, stop) in that
+// order until `visit` returns false; wb_count counts them without visiting.
+template <typename Visit>
+__device__ __forceinline__ void for_each_wb_window(long long padded, int min_n, int max_n,
+                                                   Visit visit)
+{
+    for (int size = min_n; size <= max_n; size++) {
+        long long windows = size < padded ? padded - size + 1 : 1;
+        for (long long s = 0; s < windows; s++)
+            if (!visit(s, min(s + size, padded)))
+                return;
+        if (size >= padded)
+            return;
+    }
+}
+
 __device__ __forceinline__ long long wb_count(long long length, int min_n, int max_n)
 {
     long long padded = length + 2, count = 0;
@@ -217,6 +234,19 @@ __device__ __forceinline__ long long wb_count(long long length, int min_n, int m
     return count;
 }
 
+// The characters of window [s, stop) of the padded word that starts at text
+// position i, fed to the hash h (ASCII lowercased if `lower`).
+template <typename H, typename C>
+__device__ __forceinline__ void feed_wb_window(H& h, const C* text, long long i,
+                                               long long padded, long long s,
+                                               long long stop, int lower)
+{
+    for (long long q = s; q < stop; q++)
+        h.code_point((q == 0 || q == padded - 1) ? ' ' : lower_ascii(text[i + q - 1], lower));
+}
+
+// The end of the word that starts at i: the first whitespace or document
+// start after it.
 template <typename C>
 __device__ __forceinline__ long long nonspace_end(const C* text, long long n,
                                                   const unsigned char* starts,

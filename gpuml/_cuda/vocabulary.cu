@@ -81,6 +81,46 @@ struct Fingerprint {
     }
 };
 
+// The fingerprint kernels' outputs, per slot: fp1, fp2, the rank in
+// scikit-learn's order, the document.
+struct NgramSlots {
+    unsigned long long* fp1;
+    unsigned long long* fp2;
+    long long* rank;
+    long long* doc_of;
+
+    __device__ void store(Fingerprint& f, long long slot, long long rank_of_slot,
+                          long long doc)
+    {
+        f.finish(fp1 + slot, fp2 + slot);
+        rank[slot] = rank_of_slot;
+        doc_of[slot] = doc;
+    }
+
+    // After the j-th of the first max_n items from `item` (of a document
+    // whose items are first .. first + count - 1) was fed to f: the n-gram
+    // of j + 1 items (from min_n on) goes to slot item * n_sizes + j + 1 -
+    // min_n, ranked by document, then size, then position; sizes with fewer
+    // than j + 1 items available get an empty slot.
+    __device__ void store_size(Fingerprint& f, int j, long long available, int min_n,
+                               int n_sizes, long long item, long long first,
+                               long long count, long long doc)
+    {
+        if (j + 1 < min_n)
+            return;
+        long long size = j + 1 - min_n;
+        long long slot = item * n_sizes + size;
+        if (j < available) {
+            store(f, slot, first * n_sizes + size * count + (item - first), doc);
+        } else {
+            fp1[slot] = NO_FINGERPRINT;
+            fp2[slot] = 0;
+            rank[slot] = -1;
+            doc_of[slot] = doc;
+        }
+    }
+};
+
 // The word n-grams of hash_word_ngrams (same slots), fingerprinted, with
 // each one's document and its rank in the order scikit-learn's analyzer
 // emits them (document, then n, then position): the first document's
@@ -94,6 +134,7 @@ __global__ void fingerprint_word_ngrams(const C* text, int lower,
                                         unsigned long long* fp2, long long* rank,
                                         long long* doc_of)
 {
+    NgramSlots out{fp1, fp2, rank, doc_of};
     int n_sizes = max_n - min_n + 1;
     FOR_ITEMS_WITH_DOC(k, n_tokens, doc, doc_tokens, n_docs) {
         long long first = doc_tokens[doc];
@@ -108,19 +149,7 @@ __global__ void fingerprint_word_ngrams(const C* text, int lower,
                 for (long long p = token_start[k + j]; p < token_end[k + j]; p++)
                     f.code_point(lower_ascii(text[p], lower));
             }
-            if (j + 1 < min_n)
-                continue;
-            long long size = j + 1 - min_n;
-            long long slot = k * n_sizes + size;
-            doc_of[slot] = doc;
-            if (j < available) {
-                f.finish(fp1 + slot, fp2 + slot);
-                rank[slot] = first * n_sizes + size * count + (k - first);
-            } else {
-                fp1[slot] = NO_FINGERPRINT;
-                fp2[slot] = 0;
-                rank[slot] = -1;
-            }
+            out.store_size(f, j, available, min_n, n_sizes, k, first, count, doc);
         }
     }
 }
@@ -152,6 +181,7 @@ __global__ void fingerprint_char_ngrams(const C* text, long long n, int lower,
                                         unsigned long long* fp2, long long* rank,
                                         long long* doc_of)
 {
+    NgramSlots out{fp1, fp2, rank, doc_of};
     int n_sizes = max_n - min_n + 1;
     FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
         long long first = offsets[doc];
@@ -162,19 +192,7 @@ __global__ void fingerprint_char_ngrams(const C* text, long long n, int lower,
         for (int j = 0; j < max_n; j++) {
             if (j < available)
                 f.code_point(lower_ascii(text[i + j], lower));
-            if (j + 1 < min_n)
-                continue;
-            long long size = j + 1 - min_n;
-            long long slot = i * n_sizes + size;
-            doc_of[slot] = doc;
-            if (j < available) {
-                f.finish(fp1 + slot, fp2 + slot);
-                rank[slot] = first * n_sizes + size * count + (i - first);
-            } else {
-                fp1[slot] = NO_FINGERPRINT;
-                fp2[slot] = 0;
-                rank[slot] = -1;
-            }
+            out.store_size(f, j, available, min_n, n_sizes, i, first, count, doc);
         }
     }
 }
@@ -191,33 +209,21 @@ __global__ void fingerprint_char_wb_ngrams(const C* text, long long n, int lower
                                            unsigned long long* fp2, long long* rank,
                                            long long* doc_of)
 {
+    NgramSlots out{fp1, fp2, rank, doc_of};
     Tables t = load_tables(tables);
     FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
         if (positions[i + 1] == positions[i])
             continue;
-        long long end = nonspace_end(text, n, starts, i, t);
-        long long padded = end - i + 2;
+        long long padded = nonspace_end(text, n, starts, i, t) - i + 2;
         long long slot = positions[i];
-        for (int size = min_n; size <= max_n; size++) {
-            long long windows = size < padded ? padded - size + 1 : 1;
-            for (long long s = 0; s < windows; s++) {
-                Fingerprint f;
-                f.init();
-                long long stop = min(s + size, padded);
-                for (long long q = s; q < stop; q++) {
-                    unsigned int c = (q == 0 || q == padded - 1)
-                                         ? ' '
-                                         : lower_ascii(text[i + q - 1], lower);
-                    f.code_point(c);
-                }
-                f.finish(fp1 + slot, fp2 + slot);
-                rank[slot] = slot;
-                doc_of[slot] = doc;
-                slot++;
-            }
-            if (size >= padded)
-                break;
-        }
+        for_each_wb_window(padded, min_n, max_n, [&](long long s, long long stop) {
+            Fingerprint f;
+            f.init();
+            feed_wb_window(f, text, i, padded, s, stop, lower);
+            out.store(f, slot, slot, doc);
+            slot++;
+            return true;
+        });
     }
 }
 
@@ -248,15 +254,13 @@ __global__ void char_wb_spans(const C* text, long long n, const unsigned char* s
         long long i = lo - 1;
         long long padded = nonspace_end(text, n, starts, i, t) - i + 2;
         long long rest = slot - positions[i], s = 0, stop = padded;
-        for (int size = min_n; size <= max_n; size++) {
-            long long windows = size < padded ? padded - size + 1 : 1;
-            if (rest < windows) {
-                s = rest;
-                stop = min(s + size, padded);
-                break;
-            }
-            rest -= windows;
-        }
+        for_each_wb_window(padded, min_n, max_n, [&](long long a, long long b) {
+            if (rest-- > 0)
+                return true;
+            s = a;
+            stop = b;
+            return false;
+        });
         long long core_start = max(s, 1LL), core_stop = min(stop, padded - 1);
         span_start[k] = i + core_start - 1;
         span_length[k] = max(core_stop - core_start, 0LL);
