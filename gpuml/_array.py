@@ -193,6 +193,17 @@ def _run_threads(cupy: ModuleType, copy_range, n_bytes: int) -> None:
             future.result()
 
 
+def _staged_copy(chunk: np.ndarray, buffer: np.ndarray, previous, dst, stream):
+    """Copy the host bytes ``chunk`` to the device pointer ``dst`` through the
+    pinned ``buffer``, asynchronously on ``stream``, once ``previous`` (the
+    event of the buffer's last copy, or None) is over; the copy's event."""
+    if previous is not None:
+        previous.synchronize()
+    np.copyto(buffer[: chunk.shape[0]], chunk)
+    dst.copy_from_host_async(buffer.ctypes.data, chunk.shape[0], stream)
+    return stream.record()
+
+
 def host_to_device(array: np.ndarray):
     """Copy a NumPy array to the current GPU, pinned and chunked when large.
 
@@ -219,15 +230,10 @@ def host_to_device(array: np.ndarray):
             stream = cupy.cuda.Stream(non_blocking=True)
             done = [None, None]
             for i, start in enumerate(range(lo, hi, _CHUNK_BYTES)):
-                stop = min(start + _CHUNK_BYTES, hi)
                 k = i % 2
-                if done[k] is not None:
-                    done[k].synchronize()  # the buffer's previous copy is over
-                np.copyto(buffers[k][: stop - start], src[start:stop])
-                (out.data + start).copy_from_host_async(
-                    buffers[k].ctypes.data, stop - start, stream
-                )
-                done[k] = stream.record()
+                chunk = src[start : min(start + _CHUNK_BYTES, hi)]
+                dst = out.data + start
+                done[k] = _staged_copy(chunk, buffers[k], done[k], dst, stream)
             stream.synchronize()
 
     _run_threads(cupy, copy_range, src.shape[0])
@@ -258,13 +264,8 @@ def pieces_to_device(pieces, out) -> bool:
             return False
         for start in range(0, piece.shape[0], _CHUNK_BYTES):
             chunk = piece[start : start + _CHUNK_BYTES]
-            if done[k] is not None:
-                done[k].synchronize()  # the buffer's previous copy is over
-            np.copyto(buffers[k][: chunk.shape[0]], chunk)
-            (out.data + position).copy_from_host_async(
-                buffers[k].ctypes.data, chunk.shape[0], stream
-            )
-            done[k] = stream.record()
+            dst = out.data + position
+            done[k] = _staged_copy(chunk, buffers[k], done[k], dst, stream)
             position += chunk.shape[0]
             k = 1 - k
     stream.synchronize()
