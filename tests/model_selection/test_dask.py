@@ -76,20 +76,6 @@ def _assert_same_results(ours, theirs):
         )
 
 
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            processes=False,
-            threads_per_worker=1,
-            dashboard_address="127.0.0.1:0",
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as client,
-    ):
-        yield client
-
-
 @pytest.fixture
 def dispatched(monkeypatch):
     """Counts searches that went through :func:`_dask.dispatch`."""

@@ -28,23 +28,16 @@ from gpuml.linear_model import LogisticRegression, Ridge
 from gpuml.preprocessing import StandardScaler
 
 dask_ml_search = pytest.importorskip("dask_ml.model_selection")
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")  # the shared cluster fixture
 
 TIGHT = dict(tol=1e-10, max_iter=10000)
 
 
 @pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            processes=False,
-            threads_per_worker=1,
-            dashboard_address="127.0.0.1:0",
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as client,
-        client.as_current(),  # dask-ml looks for the current client
-    ):
+def current_client(client):
+    """The shared in-process cluster's client as the current one, which is
+    where dask-ml looks for it."""
+    with client.as_current():
         yield client
 
 
@@ -112,16 +105,14 @@ def _assert_same_search(ours, theirs, atol):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_grid_search_matches_sklearn(client, case):
+def test_grid_search_matches_sklearn(current_client, case):
     ours_factory, theirs_factory, grid, data = CASES[case]
     X, y = data()
     # L-BFGS stops within its tolerance of scikit-learn's optimum
     atol = 1e-6 if "ridge" in case else 1e-4
-    ours = dask_ml_search.GridSearchCV(ours_factory(), grid, cv=3, scheduler=client)
-    ours.fit(X, y)
-    theirs = dask_ml_search.GridSearchCV(
-        theirs_factory(), grid, cv=3, scheduler=client
-    ).fit(X, y)
+    search = dict(cv=3, scheduler=current_client)
+    ours = dask_ml_search.GridSearchCV(ours_factory(), grid, **search).fit(X, y)
+    theirs = dask_ml_search.GridSearchCV(theirs_factory(), grid, **search).fit(X, y)
     _assert_same_search(ours, theirs, atol)
     # 240 rows, three folds of 80: dask-ml's means are scikit-learn's
     sklearn_search = SkGridSearchCV(theirs_factory(), grid, cv=3).fit(X, y)
@@ -136,10 +127,10 @@ def test_grid_search_matches_sklearn(client, case):
     )
 
 
-def test_randomized_search_matches_sklearn(client):
+def test_randomized_search_matches_sklearn(current_client):
     X, y = _classification()
     distributions = {"logisticregression__C": loguniform(1e-3, 1e2)}
-    search = dict(n_iter=4, cv=3, random_state=0, scheduler=client)
+    search = dict(n_iter=4, cv=3, random_state=0, scheduler=current_client)
     ours = dask_ml_search.RandomizedSearchCV(
         make_pipeline(StandardScaler(), LogisticRegression(**TIGHT)),
         distributions,
