@@ -21,7 +21,12 @@ said otherwise.
   gpuml's from that Series;
 - ``cudf``: gpuml's Ridge and LogisticRegression fitted on a cuDF
   DataFrame/Series: whether it works, ``feature_names_in_``, the output
-  types of ``predict`` and a metric.
+  types of ``predict`` and a metric;
+- ``engine``: gpuml's estimators with ``engine="gpuml"``, ``"cuml"`` and
+  ``"auto"`` (what it picked, ``engine_``) in the same run: Ridge and
+  LogisticRegression fits and searches, NearestNeighbors at 100,000 and
+  300,000 points, UMAP at 100,000, 300,000 and 1,000,000 points with
+  trustworthiness; and ``import cuml``'s time in a fresh process.
 """
 
 from __future__ import annotations
@@ -217,8 +222,108 @@ def cudf_section():
             emit(section="cudf", call=name, error=repr(error)[:300])
 
 
+def engine_section():
+    """gpuml's estimators with engine="gpuml" and engine="cuml" in the same
+    run, and what engine="auto" picks (``engine_``)."""
+    import subprocess
+    import sys
+
+    from benchmarks.bench_umap import dataset, quality
+    from gpuml.linear_model import LogisticRegression, Ridge
+    from gpuml.manifold import UMAP
+    from gpuml.model_selection import GridSearchCV
+    from gpuml.neighbors import NearestNeighbors
+
+    code = "import time; t = time.perf_counter(); import cuml; "
+    code += "print(time.perf_counter() - t)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    emit(
+        section="engine", what="import cuml, fresh process", seconds=out.stdout.strip()
+    )
+
+    def compare(what, make, call, repeat, **extra):
+        for engine in ("gpuml", "cuml", "auto"):
+            seconds, result = timed(partial(call, make(engine)), repeat)
+            row = dict(section="engine", what=what, engine=engine, seconds=seconds)
+            row.update({key: f(result) for key, f in extra.items()})
+            emit(**row)
+
+    X, y = linear_data(400_000, 256, False)
+    compare(
+        "Ridge fit 400,000 x 256",
+        lambda engine: Ridge(engine=engine),
+        lambda model: model.fit(X, y),
+        5,
+        engine_=lambda m: m.engine_,
+        coef_0=lambda m: float(to_numpy(m.coef_).ravel()[0]),
+    )
+    grid = {"alpha": np.logspace(-3, 2, 20).tolist()}
+    compare(
+        "W1 search, 20 alphas x 5 folds",
+        lambda engine: GridSearchCV(Ridge(engine=engine), grid, cv=5),
+        lambda search: search.fit(X, y),
+        1,
+        best=lambda s: s.best_params_,
+    )
+    X, y = linear_data(400_000, 128, True)
+    compare(
+        "LogisticRegression fit 400,000 x 128",
+        lambda engine: LogisticRegression(engine=engine),
+        lambda model: model.fit(X, y),
+        5,
+        engine_=lambda m: m.engine_,
+        accuracy=lambda m: float((to_numpy(m.predict(X)) == y).mean()),
+    )
+    grid = {"C": np.logspace(-3, 2, 8).tolist()}
+    compare(
+        "W2 search, 8 Cs x 5 folds",
+        lambda engine: GridSearchCV(LogisticRegression(engine=engine), grid, cv=5),
+        lambda search: search.fit(X, y),
+        1,
+        best=lambda s: s.best_params_,
+    )
+    for n in (100_000, 300_000):
+        X, _ = dataset("classification", n)
+        reference = {}
+
+        def agreement(result, reference=reference):
+            indices = to_numpy(result)
+            reference.setdefault("indices", indices)
+            return float((indices == reference["indices"]).mean())
+
+        compare(
+            f"NearestNeighbors(15).kneighbors() of {n:,} x 64",
+            lambda engine, X=X: NearestNeighbors(n_neighbors=15, engine=engine).fit(X),
+            lambda model: model.kneighbors(return_distance=False),
+            3,
+            same_indices_as_gpuml=agreement,
+        )
+    # UMAP: medians of 3 after a warm-up at 100,000 points; one fit each
+    # (the process warm) above
+    for n in (100_000, 300_000, 1_000_000):
+        X, _ = dataset("classification", n)
+        for engine in ("gpuml", "cuml", "auto"):
+            model = UMAP(engine=engine)
+            if n == 100_000:
+                seconds, E = timed(partial(model.fit_transform, X), 3)
+            else:
+                start = time.perf_counter()
+                E = model.fit_transform(X)
+                _sync()
+                seconds = round(time.perf_counter() - start, 3)
+            emit(
+                section="engine",
+                what=f"UMAP {n:,} x 64",
+                engine=engine,
+                engine_=model.engine_,
+                seconds=seconds,
+                trust=quality(X, to_numpy(E)),
+            )
+
+
 SECTIONS = {
     "cudf": cudf_section,
+    "engine": engine_section,
     "linear": linear_section,
     "text": text_section,
     "umap": umap_section,

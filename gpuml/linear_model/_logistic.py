@@ -30,7 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
-from gpuml import _cuda
+from gpuml import _cuda, _cuml
 from gpuml._array import (
     DEVICE,
     HOST,
@@ -42,6 +42,7 @@ from gpuml._array import (
     to_host,
     to_namespace,
 )
+from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._sklearn_compat import (
     CallbackSupportMixin,
     Hidden,
@@ -59,7 +60,7 @@ from gpuml._validation import (
     check_y,
     validate_data,
 )
-from gpuml.base import DeviceCacheMixin
+from gpuml.base import BatchUnsupported, DeviceCacheMixin
 from gpuml.linear_model._optimize import WIDE, WIDE_CHUNK, lbfgs
 from gpuml.metrics._base import type_of_target
 
@@ -573,6 +574,15 @@ class LogisticRegression(
         Start from the previous ``coef_`` and ``intercept_``.
     n_jobs : None
         Deprecated in scikit-learn 1.8; has no effect.
+    engine : {"auto", "gpuml", "cuml"}, default="auto"
+        Whose solver fits the model on the GPU. ``"gpuml"``: gpuml's
+        L-BFGS. ``"cuml"``: cuML's quasi-Newton solver (cuML must be
+        installed; the same objective, its own stopping rule, so results
+        agree to about ``tol``; no ``warm_start`` from a previous fit;
+        searches then fit one ``C`` at a time). ``"auto"``: gpuml's, which
+        measured as fast and batches ``C`` in searches (see
+        :doc:`/rapids`). Attributes, predictions and output family are
+        gpuml's either way.
 
     Attributes
     ----------
@@ -581,6 +591,8 @@ class LogisticRegression(
     intercept_ : ndarray of shape (1,) or (n_classes,)
     n_iter_ : ndarray of shape (1,)
         L-BFGS iterations, at most ``max_iter``.
+    engine_ : {"gpuml", "cuml"}
+        The engine that fitted the model.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
@@ -615,6 +627,7 @@ class LogisticRegression(
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
         "n_jobs": [None, Integral],
+        "engine": ENGINE_CONSTRAINT,
     }
 
     def __init__(
@@ -634,6 +647,7 @@ class LogisticRegression(
         verbose=0,
         warm_start=False,
         n_jobs=None,
+        engine="auto",
     ):
         self.penalty = penalty
         self.C = C
@@ -649,6 +663,7 @@ class LogisticRegression(
         self.verbose = verbose
         self.warm_start = warm_start
         self.n_jobs = n_jobs
+        self.engine = engine
 
     def _check_options(self) -> None:
         """scikit-learn's penalty rules and warnings; what gpuml supports
@@ -712,8 +727,20 @@ class LogisticRegression(
     def _loss(self, X, classes, y_index, sample_weight, inverse_C, xp):
         """The objective of each ``1 / C`` in ``inverse_C`` (the rows of one
         batched L-BFGS), class weights folded into the sample weights."""
-        n_classes = int(classes.shape[0])
-        if n_classes < 2:
+        return _LogisticLoss(
+            X,
+            y_index,
+            int(classes.shape[0]),
+            self._weights(classes, y_index, sample_weight, xp),
+            inverse_C,
+            self.fit_intercept,
+            xp,
+        )
+
+    def _weights(self, classes, y_index, sample_weight, xp):
+        """The sample weights with the class weights folded in (None: all
+        ones); raises scikit-learn's error for fewer than two classes."""
+        if classes.shape[0] < 2:
             raise ValueError(
                 "This solver needs samples of at least 2 classes in the data, but "
                 f"the data contains only one class: {to_host(classes)[0]!r}"
@@ -723,15 +750,7 @@ class LogisticRegression(
         if per_class is not None:
             factors = xp.asarray(per_class, dtype=xp.float64)[y_index]
             weights = factors if weights is None else weights * factors
-        return _LogisticLoss(
-            X,
-            y_index,
-            n_classes,
-            weights,
-            inverse_C,
-            self.fit_intercept,
-            xp,
-        )
+        return weights
 
     def _minimize(self, loss, xp, x0=None, callback=None):
         """L-BFGS on ``loss`` from ``x0`` (zeros by default), warning as
@@ -784,6 +803,37 @@ class LogisticRegression(
             self, max_subtasks=max(self.max_iter, 1) + 1
         ).call_on_fit_task_begin(estimator=self, X=X_in, y=y, metadata=metadata)
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
+        unsupported = _cuml.logistic_unsupported(
+            self, self.warm_start and hasattr(self, "coef_")
+        )
+        # "auto" keeps gpuml's L-BFGS: within 1.3x of cuML's fit, and the
+        # one that batches C in a search (issue 18)
+        engine = _cuml.choose_engine(self, xp, unsupported, prefer_cuml=False)
+        if engine == "cuml":
+            weights = self._weights(classes, y_index, sample_weight, xp)
+            coef, intercept, n_iter = _cuml.fit_logistic(
+                X,
+                y_index,
+                int(classes.shape[0]),
+                weights,
+                self._inverse_C(self.C),
+                fit_intercept=self.fit_intercept,
+                max_iter=self.max_iter,
+                tol=self.tol,
+            )
+            self.classes_ = classes
+            self.coef_ = to_family(coef, family)
+            self.intercept_ = to_family(intercept, family)
+            self.n_iter_ = np.asarray([n_iter], dtype=np.int32)
+            self.engine_ = engine
+            context.call_on_fit_task_end(
+                estimator=self,
+                X=X_in,
+                y=y,
+                metadata=metadata,
+                reconstruction_attributes={},
+            )
+            return self
         x0 = None
         if self.warm_start and hasattr(self, "coef_"):
             x0 = self._warm_start_params(classes, X.shape[1], xp)
@@ -811,6 +861,7 @@ class LogisticRegression(
         self.coef_ = to_family(W[0], family)
         self.intercept_ = to_family(b[0], family)
         self.n_iter_ = np.minimum(result.n_iter, self.max_iter).astype(np.int32)
+        self.engine_ = engine
         context.call_on_fit_task_end(
             estimator=self, X=X_in, y=y, metadata=metadata, reconstruction_attributes={}
         )
@@ -886,8 +937,9 @@ class LogisticRegression(
     _batch_cost_per_candidate = True
 
     def _batch_params(self) -> frozenset:
-        """``C`` values can be optimised together (one L-BFGS over all rows)."""
-        return frozenset({"C"})
+        """``C`` values can be optimised together (one L-BFGS over all rows);
+        cuML's engine fits them one at a time."""
+        return frozenset() if self.engine == "cuml" else frozenset({"C"})
 
     def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
         """Fit one model per ``C`` of ``param_sets`` on each training fold.
@@ -905,6 +957,8 @@ class LogisticRegression(
         """
         validate_estimator_params(self)
         self._check_options()
+        if self.engine == "cuml":
+            raise BatchUnsupported("engine='cuml' fits one C at a time")
         xp = compute_namespace()
         X = check_array(X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
         inverse_C = []

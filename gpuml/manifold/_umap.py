@@ -30,6 +30,7 @@ from sklearn.base import (
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from gpuml import _cuml
 from gpuml._array import (
     compute_namespace,
     input_family,
@@ -37,6 +38,7 @@ from gpuml._array import (
     to_family,
     to_host,
 )
+from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._sklearn_compat import Interval, StrOptions, fit_context
 from gpuml._validation import validate_data
 from gpuml.base import DeviceCacheMixin
@@ -146,6 +148,17 @@ class UMAP(
         fit repeats exactly on the same device.
     verbose : bool, default=False
         Print the stages and the progress of the epochs.
+    engine : {"auto", "gpuml", "cuml"}, default="auto"
+        Whose kernels fit on the GPU. ``"gpuml"``: gpuml's (exact
+        neighbours). ``"cuml"``: cuML's UMAP with these settings (cuML must
+        be installed; unsupervised, ``init`` other than ``'pca'``, the
+        metrics above but ``'precomputed'``); its neighbours are approximate
+        (nn-descent) above 50,000 samples unless ``random_state`` is set.
+        ``transform`` is gpuml's either way. ``"auto"``: cuML's from
+        500,000 samples with the euclidean or cosine metric and no
+        ``random_state`` (where it measured several times faster), and where
+        gpuml's kernels cannot go (``n_neighbors`` or ``n_components`` above
+        their limits); otherwise gpuml's (see :doc:`/rapids`).
 
     Attributes
     ----------
@@ -159,6 +172,8 @@ class UMAP(
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during :term:`fit`, when they are all
         strings.
+    engine_ : {"gpuml", "cuml"}
+        The engine that fitted the embedding.
 
     See Also
     --------
@@ -204,6 +219,7 @@ class UMAP(
         "target_weight": [Interval(Real, 0, 1, closed="both")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "engine": ENGINE_CONSTRAINT,
     }
 
     def __init__(
@@ -226,6 +242,7 @@ class UMAP(
         target_weight=0.5,
         random_state=None,
         verbose=False,
+        engine="auto",
     ):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
@@ -244,6 +261,7 @@ class UMAP(
         self.target_weight = target_weight
         self.random_state = random_state
         self.verbose = verbose
+        self.engine = engine
 
     # ----------------------------------------------------------------- fit
 
@@ -305,18 +323,28 @@ class UMAP(
             k = n - 1
         device = xp is not np
         dim = self.n_components
-        if device and (k > MAX_DEVICE_K or dim > layout_steps.MAX_DEVICE_COMPONENTS):
-            raise ValueError(
-                f"On the GPU, UMAP takes n_neighbors <= {MAX_DEVICE_K} and "
-                f"n_components <= {layout_steps.MAX_DEVICE_COMPONENTS}; got "
-                f"{self.n_neighbors} and {dim}. Use the CPU for more "
-                "(gpuml.config_context(device='cpu'))."
-            )
-        if device:
-            _check_memory(n, X.shape[1], k, dim)
+        beyond_kernels = k > MAX_DEVICE_K or dim > layout_steps.MAX_DEVICE_COMPONENTS
+        unsupported = _cuml.umap_unsupported(self.metric, self.init, y is not None)
+        prefer_cuml = beyond_kernels or _cuml.umap_prefers_cuml(
+            n, self.metric, self.random_state
+        )
+        self.engine_ = _cuml.choose_engine(self, xp, unsupported, prefer_cuml)
         rng = check_random_state(self.random_state)
         a, b = self._ab()
         n_epochs = self.n_epochs or default_epochs(n)
+        if self.engine_ == "cuml":
+            self._fit_cuml(X, k, n_epochs, a, b, rng, family, fit_rows)
+            return self
+        if device and beyond_kernels:
+            raise ValueError(
+                f"On the GPU, gpuml's UMAP takes n_neighbors <= {MAX_DEVICE_K} and "
+                f"n_components <= {layout_steps.MAX_DEVICE_COMPONENTS}; got "
+                f"{self.n_neighbors} and {dim}. Use the CPU for more "
+                "(gpuml.config_context(device='cpu')), or cuML's kernels "
+                "(engine='cuml', with cuML installed)."
+            )
+        if device:
+            _check_memory(n, X.shape[1], k, dim)
         prune_epochs = n_epochs if n_epochs > 10 else default_epochs(n)
         # k neighbours, the point itself first among them (umap-learn's kNN)
         key = ("umap", self.metric, k, xp.__name__)
@@ -368,6 +396,44 @@ class UMAP(
             settings,
         )
         self._log("layout done")
+        self._set_fitted(embedding, graph, X, k, a, b, rng, family, fit_rows)
+        return self
+
+    def _fit_cuml(self, X, k, n_epochs, a, b, rng, family, fit_rows):
+        """The fit by cuML's UMAP (``engine_ == "cuml"``): the same settings,
+        gpuml's ``a``, ``b``, epochs and initial array; cuML's neighbours
+        (approximate above 50,000 samples without a ``random_state``)."""
+        init = self.init
+        if not isinstance(init, str):
+            init = self._initial_layout(X, None, None, self.n_components, rng, np)
+        seed = None
+        if self.random_state is not None:
+            seed = int(rng.randint(np.iinfo(np.int32).max))
+        embedding, graph = _cuml.fit_umap(
+            X,
+            k=k,
+            n_epochs=n_epochs,
+            a=a,
+            b=b,
+            init=init,
+            seed=seed,
+            params={
+                "n_components": self.n_components,
+                "metric": self.metric,
+                "learning_rate": self.learning_rate,
+                "min_dist": self.min_dist,
+                "spread": self.spread,
+                "set_op_mix_ratio": self.set_op_mix_ratio,
+                "local_connectivity": self.local_connectivity,
+                "repulsion_strength": self.repulsion_strength,
+                "negative_sample_rate": self.negative_sample_rate,
+            },
+        )
+        self._log("fitted by cuML's UMAP")
+        self._set_fitted(embedding, graph, X, k, a, b, rng, family, fit_rows)
+
+    def _set_fitted(self, embedding, graph, X, k, a, b, rng, family, fit_rows):
+        """The fitted attributes, and what ``transform`` needs."""
         self.embedding_ = to_family(embedding, family)
         self.graph_ = to_family(graph, family)
         self._raw_data = to_family(X, family)
@@ -375,7 +441,6 @@ class UMAP(
         self._fit_rows = fit_rows
         self._a, self._b = a, b
         self._transform_seed = int(rng.randint(np.iinfo(np.int32).max))
-        return self
 
     def fit_transform(self, X, y=None):
         """Fit X into an embedded space and return that transformed output.
@@ -503,7 +568,7 @@ class UMAP(
         spectral and PCA layouts to at most 10 with noise of 1e-4, then
         every layout to [0, 10] per column): a host float32 array."""
         init = self.init
-        n = graph.shape[0]
+        n = X.shape[0]
         if isinstance(init, str) and init == "random":
             start = rng.uniform(low=-10.0, high=10.0, size=(n, dim)).astype(np.float32)
         elif isinstance(init, str):

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.neighbors import NearestNeighbors as _SkNearestNeighbors
 from sklearn.utils.validation import check_is_fitted
 
+from gpuml import _cuml
 from gpuml._array import (
     DEVICE,
     HOST,
@@ -30,6 +31,7 @@ from gpuml._array import (
     to_family,
     to_host,
 )
+from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._sklearn_compat import (
     align_sparse_output,
     fit_context,
@@ -75,6 +77,13 @@ class NearestNeighbors(BaseEstimator):
         Additional keyword arguments for the metric function.
     n_jobs : int, default=None
         The number of parallel jobs of scikit-learn's search.
+    engine : {"auto", "gpuml", "cuml"}, default="auto"
+        Whose kernels answer ``kneighbors`` on the GPU. ``"gpuml"``: gpuml's
+        exact search in float64. ``"cuml"``: cuML's brute-force search
+        (cuML must be installed; float32 data and the metrics euclidean,
+        manhattan, cosine and correlation; distances computed in float32,
+        so neighbours at nearly equal distances may come in another
+        order). ``"auto"``: gpuml's (see :doc:`/rapids`).
 
     Attributes
     ----------
@@ -89,6 +98,8 @@ class NearestNeighbors(BaseEstimator):
         strings.
     n_samples_fit_ : int
         Number of samples in the fitted data.
+    engine_ : {"gpuml", "cuml"}
+        The engine that answers ``kneighbors`` on the GPU.
 
     See Also
     --------
@@ -118,7 +129,10 @@ class NearestNeighbors(BaseEstimator):
     array([[0.3, 0.7]])
     """
 
-    _parameter_constraints: dict = nearest_neighbors_constraints()
+    _parameter_constraints: dict = {
+        **nearest_neighbors_constraints(),
+        "engine": ENGINE_CONSTRAINT,
+    }
 
     def __init__(
         self,
@@ -131,6 +145,7 @@ class NearestNeighbors(BaseEstimator):
         p=2,
         metric_params=None,
         n_jobs=None,
+        engine="auto",
     ):
         self.n_neighbors = n_neighbors
         self.radius = radius
@@ -140,6 +155,7 @@ class NearestNeighbors(BaseEstimator):
         self.p = p
         self.metric_params = metric_params
         self.n_jobs = n_jobs
+        self.engine = engine
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -163,7 +179,12 @@ class NearestNeighbors(BaseEstimator):
         self._host = None
         self._family = input_family(X)
         if xp is np or self._metric is None or is_sparse(X):
-            host = _SkNearestNeighbors(**self.get_params())
+            if self.engine == "cuml":
+                why = "search sparse data" if is_sparse(X) else None
+                why = why or f"search with metric={self.metric!r} on the GPU"
+                _cuml.choose_engine(self, xp, why, prefer_cuml=False)
+            self.engine_ = "gpuml"
+            host = self._sklearn_estimator()
             host.fit(to_host(X) if self._family == DEVICE else X)
             self._host, self._fit_X = host, None
             for name in ("n_features_in_", "feature_names_in_", "n_samples_fit_"):
@@ -177,6 +198,9 @@ class NearestNeighbors(BaseEstimator):
             raise ValueError(
                 "Negative values in data passed to precomputed distance matrix."
             )
+        # "auto" keeps gpuml's search: exact in float64, as scikit-learn's
+        unsupported = _cuml.kneighbors_unsupported(self._metric, X.dtype)
+        self.engine_ = _cuml.choose_engine(self, xp, unsupported, prefer_cuml=False)
         self._fit_X = X
         self.n_samples_fit_ = X.shape[0]
         metric = self.metric
@@ -187,12 +211,16 @@ class NearestNeighbors(BaseEstimator):
         self.effective_metric_params_ = {}
         return self
 
+    def _sklearn_estimator(self):
+        """scikit-learn's NearestNeighbors with these parameters."""
+        params = self.get_params()
+        del params["engine"]
+        return _SkNearestNeighbors(**params)
+
     def _host_model(self):
         """scikit-learn's estimator fitted on a host copy (made once)."""
         if self._host is None:
-            self._host = _SkNearestNeighbors(**self.get_params()).fit(
-                to_host(self._fit_X)
-            )
+            self._host = self._sklearn_estimator().fit(to_host(self._fit_X))
         return self._host
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
@@ -261,7 +289,13 @@ class NearestNeighbors(BaseEstimator):
                 f"Expected {inequality}, but n_neighbors = {k}, n_samples_fit = "
                 f"{self.n_samples_fit_}, n_samples = {Q.shape[0]}"
             )
-        distances, indices = device_kneighbors(self._fit_X, Q, k, self._metric)
+        if self.engine_ == "cuml":
+            distances, indices = _cuml.kneighbors(
+                self._fit_X, Q.astype(self._fit_X.dtype, copy=False), k, self._metric
+            )
+            distances = distances.astype(np.float64)  # as gpuml's search returns
+        else:
+            distances, indices = device_kneighbors(self._fit_X, Q, k, self._metric)
         if query_is_train:
             distances, indices = drop_self(to_host(distances), to_host(indices))
         if self._metric == "cosine" and Q.dtype == np.float32:
