@@ -9,7 +9,9 @@ Two ideas run through gpuml:
   sparse, CPU tensors) or ``"device"`` (CuPy, cupyx sparse, cuDF, and anything
   exposing ``__cuda_array_interface__`` or a CUDA ``__dlpack__``). Outputs are
   returned in the family of the input they were computed from, and fitted
-  attributes in the family of the training input.
+  attributes in the family of the training input. Within the device family,
+  a cuDF input gets cuDF output (:func:`to_output`): a Series or DataFrame
+  with the input's index, where the output is dense.
 
 Host arrays larger than a few tens of megabytes are copied to the GPU through
 pinned staging buffers by several threads at once, which is several times
@@ -53,6 +55,27 @@ def input_family(obj: object) -> str:
     if is_cupy_object(obj) or is_cudf_object(obj) or has_cuda_memory(obj):
         return DEVICE
     return HOST
+
+
+def to_output(result, X, columns=None):
+    """``result`` as the output for the input ``X``: cuDF where ``X`` is a cuDF
+    DataFrame or Series and ``result`` is a dense array (a Series for one
+    dimension, else a DataFrame, with ``X``'s index and the given column
+    names); anything else unchanged (fitted attributes and sparse results
+    stay CuPy and cupyx: cuDF has no sparse type).
+
+    cuDF is taken from ``sys.modules``: a cuDF input means it is imported.
+    """
+    if not is_cudf_object(X) or is_sparse(result) or not hasattr(result, "ndim"):
+        return result
+    cudf = sys.modules["cudf"]
+    index = getattr(X, "index", None)
+    if result.ndim == 1:
+        return cudf.Series(result, index=index)
+    frame = cudf.DataFrame(result, index=index)
+    if columns is not None:
+        frame.columns = list(columns)
+    return frame
 
 
 def compute_namespace() -> ModuleType:

@@ -17,6 +17,7 @@ from sklearn.model_selection._validation import (
     _translate_train_sizes,
     _warn_or_raise_about_fit_failures,
 )
+from sklearn.utils import _set_output
 from sklearn.utils._param_validation import (
     HasMethods,
     Hidden,
@@ -171,3 +172,44 @@ def sklearn_scorer_spec(name: str):
         dict(scorer._kwargs),
         scorer._response_method,
     )
+
+
+class CudfAdapter:
+    """``set_output(transform="cudf")``: scikit-learn's container protocol
+    (``sklearn.utils._set_output``) for cuDF DataFrames, registered below
+    beside its pandas and polars adapters, so that any transformer (gpuml's
+    or scikit-learn's, in Pipelines and ColumnTransformers too) can return
+    cuDF. cuDF is imported only when such an output is made."""
+
+    container_lib = "cudf"
+
+    def create_container(self, X_output, X_original, columns, inplace=True):
+        cudf = _set_output.check_library_installed("cudf")
+        columns = _set_output.get_columns(columns)
+        if not inplace or not isinstance(X_output, cudf.DataFrame):
+            if isinstance(X_output, cudf.DataFrame):
+                index = X_output.index
+            elif isinstance(X_original, (cudf.DataFrame, cudf.Series)):
+                index = X_original.index
+            else:
+                index = None
+            X_output = cudf.DataFrame(X_output, index=index)
+        if columns is not None:
+            return self.rename_columns(X_output, columns)
+        return X_output
+
+    def is_supported_container(self, X):
+        cudf = _set_output.check_library_installed("cudf")
+        return isinstance(X, cudf.DataFrame)
+
+    def rename_columns(self, X, columns):
+        X.columns = list(columns)
+        return X
+
+    def hstack(self, Xs):
+        cudf = _set_output.check_library_installed("cudf")
+        return cudf.concat(Xs, axis=1)
+
+
+if "cudf" not in _set_output.ADAPTERS_MANAGER.adapters:
+    _set_output.ADAPTERS_MANAGER.register(CudfAdapter())

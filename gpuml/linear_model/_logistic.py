@@ -41,6 +41,7 @@ from gpuml._array import (
     to_family,
     to_host,
     to_namespace,
+    to_output,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._sklearn_compat import (
@@ -895,14 +896,16 @@ class LogisticRegression(
     def decision_function(self, X):
         """Confidence scores: (n_samples,) for binary, else (n_samples, n_classes)."""
         family = input_family(X)
-        return to_family(self._decision_xp(X, compute_namespace()), family)
+        scores = to_family(self._decision_xp(X, compute_namespace()), family)
+        return to_output(scores, X, columns=_label_columns(self.classes_, scores))
 
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, n_classes)."""
         family = input_family(X)
         xp = compute_namespace()
         scores = self._decision_xp(X, xp)
-        return to_family(_probabilities(scores, xp, binary=scores.ndim == 1), family)
+        proba = to_family(_probabilities(scores, xp, binary=scores.ndim == 1), family)
+        return to_output(proba, X, columns=_label_columns(self.classes_, proba))
 
     def predict_log_proba(self, X):
         """Logarithm of the class probabilities, computed as a log-softmax of
@@ -910,9 +913,10 @@ class LogisticRegression(
         family = input_family(X)
         xp = compute_namespace()
         scores = self._decision_xp(X, xp)
-        return to_family(
+        log_proba = to_family(
             _log_probabilities(scores, xp, binary=scores.ndim == 1), family
         )
+        return to_output(log_proba, X, columns=_label_columns(self.classes_, log_proba))
 
     def predict(self, X):
         """Class labels: host labels as NumPy, device labels in X's family."""
@@ -922,7 +926,7 @@ class LogisticRegression(
         indices = (
             (scores > 0).astype(xp.int64) if scores.ndim == 1 else scores.argmax(1)
         )
-        return _labels(self.classes_, indices, family)
+        return to_output(_labels(self.classes_, indices, family), X)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy on the given test data and labels."""
@@ -1095,6 +1099,14 @@ def _log_probabilities(scores, xp, *, binary: bool):
         return -xp.logaddexp(0.0, xp.stack([scores, -scores], axis=-1))
     shifted = scores - scores.max(axis=-1, keepdims=True)
     return shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def _label_columns(classes, response):
+    """The classes as column names of a 2-D ``response`` (one column per
+    class), for cuDF output; None for a 1-D one."""
+    if response.ndim != 2 or response.shape[1] != len(classes):
+        return None
+    return [str(label) for label in to_host(classes).tolist()]
 
 
 def _labels(classes, indices, family):

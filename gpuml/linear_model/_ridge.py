@@ -34,6 +34,7 @@ from gpuml._array import (
     is_sparse,
     to_family,
     to_host,
+    to_output,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._linalg import block_cg, cho_solve, eigh, sparse_gram, thin_svd
@@ -627,7 +628,7 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             Predicted values, NumPy or CuPy like ``X``.
         """
         family = input_family(X)
-        return to_family(self._predict_xp(X, compute_namespace()), family)
+        return to_output(to_family(self._predict_xp(X, compute_namespace()), family), X)
 
     def score(self, X, y, sample_weight=None):
         """Return the coefficient of determination R² of the prediction.

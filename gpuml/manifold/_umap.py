@@ -37,6 +37,7 @@ from gpuml._array import (
     is_sparse,
     to_family,
     to_host,
+    to_output,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._sklearn_compat import Interval, StrOptions, fit_context
@@ -457,7 +458,7 @@ class UMAP(
         X_new : ndarray of shape (n_samples, n_components)
             Embedding of the training data (float32), in the family of ``X``.
         """
-        return self.fit(X, y).embedding_
+        return to_output(self.fit(X, y).embedding_, X, self.get_feature_names_out())
 
     def transform(self, X):
         """Embed new points against the fitted ones.
@@ -525,9 +526,16 @@ class UMAP(
         embedding = layout_steps.layout(
             xp, xp.asarray(start), reference, *graph, n_epochs, settings
         )
-        return to_family(embedding, family)
+        return to_output(
+            to_family(embedding, family), X_given, self.get_feature_names_out()
+        )
 
     # ------------------------------------------------------------- helpers
+
+    @property
+    def _n_features_out(self) -> int:
+        """The embedding's dimension (``get_feature_names_out``: umap0, ...)."""
+        return self.embedding_.shape[1]
 
     def _layout_settings(self, a, b, initial_alpha, same_space, seed):
         """The layout's settings; a fit reports its epochs with ``verbose``,

@@ -27,6 +27,7 @@ from gpuml._array import (
     to_family,
     to_family_attribute,
     to_namespace,
+    to_output,
 )
 from gpuml._linalg import sparse_coords
 from gpuml._reductions import column_moments
@@ -551,7 +552,7 @@ class StandardScaler(
         X = self._apply(
             X, xp, inverse=False, inplace=_may_overwrite(X, X_in, copy), copy=copy
         )
-        return to_family(X, family)
+        return to_output(to_family(X, family), X_in, self._output_columns(X_in))
 
     def inverse_transform(self, X, copy=None):
         """Scale back the data to the original representation.
@@ -580,7 +581,11 @@ class StandardScaler(
         X = self._apply(
             X, xp, inverse=True, inplace=_may_overwrite(X, X_in, copy), copy=copy
         )
-        return to_family(X, family)
+        return to_output(to_family(X, family), X_in, self._output_columns(X_in))
+
+    def _output_columns(self, X):
+        """A cuDF DataFrame's column names, kept by its scaled copy."""
+        return list(X.columns) if hasattr(X, "columns") else None
 
     def _apply(self, X, xp: ModuleType, *, inverse: bool, inplace: bool, copy: bool):
         """Standardize validated ``X`` (or undo it), dense or sparse."""
