@@ -48,6 +48,10 @@ INSTALL_HINT = (
 # cost grows as n², fall behind cuML's approximate ones (nn-descent).
 # Measured on one H100 (benchmarks/RESULTS.md, issue 18).
 UMAP_CUML_MIN_SAMPLES = 500_000
+# ... and cuML's brute-force kneighbors from this many fitted samples (float32,
+# its metrics): 4x faster than gpuml's float64 search at 100,000 and 300,000
+# points, which grows as n² past cuML's one-off import (4 s in a new process).
+NEIGHBORS_CUML_MIN_SAMPLES = 500_000
 _UMAP_APPROXIMATE_METRICS = frozenset({"euclidean", "l2", "cosine"})
 
 
@@ -68,8 +72,25 @@ def import_cuml(submodule: str = "") -> ModuleType:
         return importlib.import_module(name)
     except ImportError as exc:
         raise ImportError(
-            f"engine='cuml' needs cuML, which failed to import ({exc}). {INSTALL_HINT}"
+            f"engine='cuml' needs cuML, which failed to import ({exc}). Where "
+            "CuPy found an older CUDA toolkit than cuML's wheels need, importing "
+            "cuml before any GPU work (at the top of the script) lets it load its "
+            f"own libraries. {INSTALL_HINT}"
         ) from exc
+
+
+@functools.cache
+def _cuml_usable() -> bool:
+    """Whether cuML imports (tried once, when ``engine="auto"`` would use it);
+    a failure warns once and leaves "auto" with gpuml's kernels."""
+    try:
+        import_cuml()
+    except ImportError as exc:
+        warnings.warn(
+            f"engine='auto' uses gpuml's kernels: {exc}", UserWarning, stacklevel=4
+        )
+        return False
+    return True
 
 
 def choose_engine(
@@ -103,7 +124,7 @@ def choose_engine(
         return "cuml"
     if xp is np or unsupported is not None or not prefer_cuml or not cuml_installed():
         return "gpuml"
-    return "cuml"
+    return "cuml" if _cuml_usable() else "gpuml"
 
 
 def _as_cupy(result):
@@ -249,6 +270,11 @@ def kneighbors_unsupported(metric: str, dtype) -> str | None:
     if np.dtype(dtype) != np.float32:
         return "search float64 data (it computes in float32; gpuml in float64)"
     return None
+
+
+def kneighbors_prefers_cuml(n_samples: int) -> bool:
+    """The measured rule of ``NearestNeighbors(engine="auto")``."""
+    return n_samples >= NEIGHBORS_CUML_MIN_SAMPLES
 
 
 def kneighbors(fit_X, Q, k: int, metric: str):

@@ -14,8 +14,15 @@ be fixed with ``GPUML_TEST_SEED`` to reproduce a failure.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import zlib
+
+if importlib.util.find_spec("cuml") is not None:
+    # cuML first, where it is installed: on a machine whose CUDA toolkit is
+    # older than the one cuML's wheels need, cuML cannot load its libraries
+    # once CuPy has loaded the toolkit's (docs/rapids.rst).
+    import cuml  # noqa: F401
 
 import numpy as np
 import pytest

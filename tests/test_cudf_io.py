@@ -77,7 +77,8 @@ def test_ridge_predicts_a_series_with_the_index(rng):
     predicted = model.predict(X)
     assert isinstance(predicted, cudf.Series)
     assert predicted.index.equals(X.index)
-    cupy.testing.assert_allclose(predicted.to_cupy(), model.predict(X.to_cupy()))
+    on_cupy = Ridge().fit(X.to_cupy(), y.to_cupy())
+    cupy.testing.assert_allclose(predicted.to_cupy(), on_cupy.predict(X.to_cupy()))
     two = Ridge().fit(X, cudf.DataFrame({"a": y, "b": -y}))
     assert isinstance(two.predict(X), cudf.DataFrame)
     assert two.predict(X).shape == (len(X), 2)
@@ -95,7 +96,8 @@ def test_logistic_outputs_are_cudf_with_class_columns(rng):
     predicted = model.predict(X)
     assert isinstance(predicted, cudf.Series)
     assert predicted.index.equals(X.index)
-    np.testing.assert_array_equal(predicted.to_numpy(), model.predict(X.to_numpy()))
+    on_numpy = LogisticRegression().fit(X.to_numpy(), labels)
+    np.testing.assert_array_equal(predicted.to_numpy(), on_numpy.predict(X.to_numpy()))
     for method in ("predict_proba", "predict_log_proba", "decision_function"):
         response = getattr(model, method)(X)
         assert isinstance(response, cudf.DataFrame), method

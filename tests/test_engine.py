@@ -108,6 +108,7 @@ def test_auto_rule(monkeypatch):
 
     gpu = object()  # any namespace but NumPy
     monkeypatch.setattr(_cuml, "cuml_installed", lambda: True)
+    monkeypatch.setattr(_cuml, "_cuml_usable", lambda: True)
     assert _cuml.choose_engine(Estimator(), gpu, None, prefer_cuml=True) == "cuml"
     assert _cuml.choose_engine(Estimator(), gpu, None, prefer_cuml=False) == "gpuml"
     assert _cuml.choose_engine(Estimator(), gpu, "no", prefer_cuml=True) == "gpuml"
@@ -121,6 +122,26 @@ def test_auto_rule(monkeypatch):
     assert not _cuml.umap_prefers_cuml(big - 1, "euclidean", None)
     assert not _cuml.umap_prefers_cuml(big, "manhattan", None)  # exact there too
     assert not _cuml.umap_prefers_cuml(big, "euclidean", 0)  # seeded: exact
+    assert _cuml.kneighbors_prefers_cuml(_cuml.NEIGHBORS_CUML_MIN_SAMPLES)
+    assert not _cuml.kneighbors_prefers_cuml(_cuml.NEIGHBORS_CUML_MIN_SAMPLES - 1)
+
+
+def test_auto_falls_back_when_cuml_fails_to_import(monkeypatch):
+    class Estimator:
+        engine = "auto"
+
+    def broken(submodule=""):
+        raise ImportError("libcuml.so: cannot open shared object file")
+
+    monkeypatch.setattr(_cuml, "cuml_installed", lambda: True)
+    monkeypatch.setattr(_cuml, "import_cuml", broken)
+    _cuml._cuml_usable.cache_clear()
+    try:
+        with pytest.warns(UserWarning, match="engine='auto' uses gpuml's kernels"):
+            engine = _cuml.choose_engine(Estimator(), object(), None, prefer_cuml=True)
+        assert engine == "gpuml"
+    finally:
+        _cuml._cuml_usable.cache_clear()
 
 
 def test_unsupported_settings_are_named(monkeypatch):
@@ -332,5 +353,5 @@ def test_auto_picks_gpuml_where_it_measured_faster(rng):
     X, y = regression(rng, dtype=np.float32)
     assert Ridge().fit(X, y).engine_ == "gpuml"
     assert LogisticRegression().fit(X, y > 0).engine_ == "gpuml"
-    assert NearestNeighbors().fit(X).engine_ == "gpuml"
+    assert NearestNeighbors().fit(X).engine_ == "gpuml"  # below 500,000 samples
     assert UMAP(n_epochs=5).fit(X).engine_ == "gpuml"

@@ -83,7 +83,8 @@ class NearestNeighbors(BaseEstimator):
         (cuML must be installed; float32 data and the metrics euclidean,
         manhattan, cosine and correlation; distances computed in float32,
         so neighbours at nearly equal distances may come in another
-        order). ``"auto"``: gpuml's (see :doc:`/rapids`).
+        order). ``"auto"``: cuML's from 500,000 fitted float32 samples
+        (where it measured 4x faster), else gpuml's (see :doc:`/rapids`).
 
     Attributes
     ----------
@@ -198,9 +199,9 @@ class NearestNeighbors(BaseEstimator):
             raise ValueError(
                 "Negative values in data passed to precomputed distance matrix."
             )
-        # "auto" keeps gpuml's search: exact in float64, as scikit-learn's
         unsupported = _cuml.kneighbors_unsupported(self._metric, X.dtype)
-        self.engine_ = _cuml.choose_engine(self, xp, unsupported, prefer_cuml=False)
+        prefer_cuml = _cuml.kneighbors_prefers_cuml(X.shape[0])
+        self.engine_ = _cuml.choose_engine(self, xp, unsupported, prefer_cuml)
         self._fit_X = X
         self.n_samples_fit_ = X.shape[0]
         metric = self.metric
