@@ -232,7 +232,7 @@ def test_ridge_cuml_refuses_sparse(rng):
 @pytest.mark.gpu
 @needs_cuml
 def test_logistic_cuml_matches_sklearn(case, rng):
-    n_classes = 3 if case in ("multiclass", "strings", "balanced") else 2
+    n_classes = 3 if case in ("multiclass", "strings") else 2
     X, y = make_classification(
         400,
         8,
@@ -261,6 +261,16 @@ def test_logistic_cuml_matches_sklearn(case, rng):
         ours.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-4
     )
     assert (ours.predict(X) == want.predict(X)).mean() > 0.99
+
+
+@pytest.mark.gpu
+@needs_cuml
+def test_logistic_cuml_refuses_weighted_multinomial(rng):
+    X, y = make_classification(200, 5, n_informative=3, n_classes=3, random_state=0)
+    model = LogisticRegression(engine="cuml", class_weight="balanced")
+    with pytest.raises(ValueError, match=r"more than two classes.*engine='gpuml'"):
+        model.fit(X, y)
+    assert LogisticRegression(class_weight="balanced").fit(X, y).engine_ == "gpuml"
 
 
 @pytest.mark.parametrize("estimator", ["ridge", "logistic"])
@@ -355,3 +365,6 @@ def test_auto_picks_gpuml_where_it_measured_faster(rng):
     assert LogisticRegression().fit(X, y > 0).engine_ == "gpuml"
     assert NearestNeighbors().fit(X).engine_ == "gpuml"  # below 500,000 samples
     assert UMAP(n_epochs=5).fit(X).engine_ == "gpuml"
+    # beyond gpuml's layout kernel (16 components), "auto" runs cuML's
+    wide = UMAP(n_components=17, n_epochs=5).fit(X)
+    assert wide.engine_ == "cuml" and wide.embedding_.shape == (X.shape[0], 17)

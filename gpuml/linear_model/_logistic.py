@@ -805,7 +805,10 @@ class LogisticRegression(
         ).call_on_fit_task_begin(estimator=self, X=X_in, y=y, metadata=metadata)
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
         unsupported = _cuml.logistic_unsupported(
-            self, self.warm_start and hasattr(self, "coef_")
+            self,
+            self.warm_start and hasattr(self, "coef_"),
+            classes.shape[0] > 2
+            and (sample_weight is not None or self.class_weight is not None),
         )
         # "auto" keeps gpuml's L-BFGS: within 1.3x of cuML's fit, and the
         # one that batches C in a search (issue 18)

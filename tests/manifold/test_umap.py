@@ -256,7 +256,8 @@ def test_device_limits_are_errors():
         config_context(device="gpu"),
         pytest.raises(ValueError, match="n_components <= 16"),
     ):
-        UMAP(n_components=17).fit(X)
+        # with cuML installed, engine="auto" would run cuML's instead
+        UMAP(n_components=17, engine="gpuml").fit(X)
 
 
 @pytest.mark.parametrize("device", DEVICES)
