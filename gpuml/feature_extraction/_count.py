@@ -32,13 +32,15 @@ from sklearn.feature_extraction.text import CountVectorizer as _SkCountVectorize
 from sklearn.feature_extraction.text import TfidfVectorizer as _SkTfidfVectorizer
 from sklearn.utils.validation import check_is_fitted
 
-from gpuml._array import compute_namespace, to_host
-from gpuml._backend import get_cupy
+from gpuml._array import compute_namespace, to_host, to_namespace
+from gpuml._backend import get_cupy, is_cudf_object
 from gpuml._sklearn_compat import align_sparse_output, fit_context
 from gpuml.feature_extraction._hashing import (
     _WORD_PATTERNS,
     _all_str,
+    check_cudf_documents,
     device_analysis,
+    holds_strings,
 )
 from gpuml.feature_extraction._tfidf import (
     _device_tfidf,
@@ -54,6 +56,8 @@ class _DeviceCountMixin:
     """``_count_vocab`` on the device where the settings allow it."""
 
     def _count_vocab(self, raw_documents, fixed_vocab):
+        if is_cudf_object(raw_documents):
+            return self._count_vocab_cudf(raw_documents, fixed_vocab)
         docs = raw_documents if isinstance(raw_documents, list) else list(raw_documents)
         if not docs or compute_namespace() is np or not self._device_counts():
             return super()._count_vocab(docs, fixed_vocab)
@@ -63,16 +67,44 @@ class _DeviceCountMixin:
             texts = [self.decode(doc) for doc in docs]
             if not _all_str(texts):  # scikit-learn's error
                 return super()._count_vocab(docs, fixed_vocab)
-        from gpuml import _cuda
         from gpuml.feature_extraction import _text_device as device
-        from gpuml.feature_extraction import _vocabulary as vocab
 
-        for module in ("vocabulary", "vocabulary_ascii"):
-            _cuda.prefetch_module(module)  # compiles while the host joins
+        _prefetch_vocabulary_modules()  # compiles while the host joins
         try:
             documents = device.upload(texts, self.lowercase, self.strip_accents)
         except UnicodeEncodeError:  # lone surrogates: Python's rules
             return super()._count_vocab(texts, fixed_vocab)
+        counted = self._count_documents(documents, len(docs), fixed_vocab)
+        return super()._count_vocab(texts, fixed_vocab) if counted is None else counted
+
+    def _count_vocab_cudf(self, series, fixed_vocab):
+        """``_count_vocab`` of a cuDF string Series, read on the device where
+        the settings allow it (else its strings go to the host)."""
+        check_cudf_documents(series, type(self).__name__)
+        on_device = (
+            self.input == "content"
+            and len(series) > 0
+            and holds_strings(series)
+            and compute_namespace() is not np
+            and self._device_counts()
+        )
+        if on_device:
+            from gpuml.feature_extraction import _text_device as device
+
+            _prefetch_vocabulary_modules()
+            documents = device.upload_cudf(series, self.lowercase, self.strip_accents)
+            counted = self._count_documents(documents, len(series), fixed_vocab)
+            if counted is not None:
+                return counted
+        return super()._count_vocab(series.to_arrow().to_pylist(), fixed_vocab)
+
+    def _count_documents(self, documents, n_docs: int, fixed_vocab):
+        """``(vocabulary, DeviceCounts)`` of uploaded documents; None where
+        scikit-learn's code must run instead (an empty fixed vocabulary, a
+        fingerprint collision)."""
+        from gpuml.feature_extraction import _text_device as device
+        from gpuml.feature_extraction import _vocabulary as vocab
+
         if self.analyzer == "word":
             min_length = _WORD_PATTERNS[self.token_pattern]
             ngrams = vocab.word_ngrams(documents, min_length, self.ngram_range)
@@ -85,13 +117,13 @@ class _DeviceCountMixin:
             terms = list(vocabulary)
             table = vocab.vocabulary_table(terms) if terms else None
             if table is None:
-                return super()._count_vocab(texts, fixed_vocab)
+                return None
             columns = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(terms))
             keys = vocab.lookup(ngrams, table, columns)
         else:
             learned = vocab.learn(ngrams)
             if learned is None:  # a fingerprint collision
-                return super()._count_vocab(texts, fixed_vocab)
+                return None
             terms, keys = learned
             vocabulary = dict(zip(terms, range(len(terms)), strict=True))
             if not vocabulary:
@@ -99,16 +131,18 @@ class _DeviceCountMixin:
                     "empty vocabulary; perhaps the documents only contain stop words"
                 )
         data, indices, indptr = device.assemble(
-            keys, len(docs), len(vocabulary), np.dtype(self.dtype), False, None
+            keys, n_docs, len(vocabulary), np.dtype(self.dtype), False, None
         )
-        shape = (len(docs), len(vocabulary))
+        shape = (n_docs, len(vocabulary))
         return vocabulary, vocab.DeviceCounts(data, indices, indptr, shape, True)
 
     def fit_transform(self, raw_documents, y=None):
-        return _host_output(super().fit_transform(raw_documents, y))
+        X = super().fit_transform(raw_documents, y)
+        return _output(X, device=is_cudf_object(raw_documents))
 
     def transform(self, raw_documents):
-        return _host_output(super().transform(raw_documents))
+        X = super().transform(raw_documents)
+        return _output(X, device=is_cudf_object(raw_documents))
 
     def _sort_features(self, X, vocabulary):
         if not isinstance(X, DeviceCounts):
@@ -178,13 +212,27 @@ class _DeviceCountMixin:
         )
 
 
-def _host_output(X):
-    """What ``fit_transform``/``transform`` return: a device count matrix
-    copied to a SciPy CSR one, aligned with scikit-learn's
-    ``sparse_interface`` setting."""
+def _prefetch_vocabulary_modules() -> None:
+    from gpuml import _cuda
+
+    for module in ("vocabulary", "vocabulary_ascii"):
+        _cuda.prefetch_module(module)
+
+
+def _output(X, device: bool):
+    """What ``fit_transform``/``transform`` return. For host documents, a
+    SciPy CSR matrix (a device count matrix copied once), aligned with
+    scikit-learn's ``sparse_interface`` setting. For a cuDF Series, a cupyx
+    CSR matrix: the device matrix itself, or the host one uploaded; cupyx
+    holds floating-point values only, so integer counts come as float64."""
+    if not device:
+        if isinstance(X, DeviceCounts):
+            X = X.to_host()
+        return align_sparse_output(X)
+    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
     if isinstance(X, DeviceCounts):
-        X = X.to_host()
-    return align_sparse_output(X)
+        return X.to_cupyx(dtype)
+    return to_namespace(sp.csr_matrix(X, dtype=dtype), get_cupy())
 
 
 class CountVectorizer(_DeviceCountMixin, _SkCountVectorizer):
@@ -401,7 +449,7 @@ class TfidfVectorizer(_DeviceCountMixin, _SkTfidfVectorizer):
         self._tfidf = self._new_tfidf()
         X = _SkCountVectorizer.fit_transform(self, raw_documents)
         self._fit_tfidf(X)
-        return self._weight(X)
+        return self._weight(X, device=is_cudf_object(raw_documents))
 
     def transform(self, raw_documents):
         """Transform documents to document-term matrix.
@@ -417,7 +465,8 @@ class TfidfVectorizer(_DeviceCountMixin, _SkTfidfVectorizer):
             Tf-idf-weighted document-term matrix (SciPy CSR).
         """
         check_is_fitted(self, msg="The TF-IDF vectorizer is not fitted")
-        return self._weight(_SkCountVectorizer.transform(self, raw_documents))
+        X = _SkCountVectorizer.transform(self, raw_documents)
+        return self._weight(X, device=is_cudf_object(raw_documents))
 
     def _new_tfidf(self):
         # looked up at call time, as scikit-learn's code does
@@ -439,18 +488,20 @@ class TfidfVectorizer(_DeviceCountMixin, _SkTfidfVectorizer):
             xp = compute_namespace()
             self._tfidf.idf_ = inverse_document_frequency(X, self._tfidf.smooth_idf, xp)
 
-    def _weight(self, X):
+    def _weight(self, X, device: bool = False):
         """``self._tfidf.transform(X, copy=False)``, on the device for a
         device matrix where gpuml's kernel takes it (else on its host copy,
-        by scikit-learn's code, which also raises its errors)."""
+        by scikit-learn's code, which also raises its errors); a cupyx CSR
+        matrix for ``device`` output (a cuDF Series in), else SciPy."""
         if isinstance(X, DeviceCounts):
-            weighted = self._device_weight(X)
+            weighted = self._device_weight(X, device)
             if weighted is not None:
-                return align_sparse_output(weighted)
+                return weighted if device else align_sparse_output(weighted)
             X = align_sparse_output(X.to_host())
-        return self._tfidf.transform(X, copy=False)
+        weighted = self._tfidf.transform(X, copy=False)
+        return to_namespace(weighted, get_cupy()) if device else weighted
 
-    def _device_weight(self, X):
+    def _device_weight(self, X, device: bool = False):
         tfidf = self._tfidf
         if getattr(tfidf, "n_features_in_", X.shape[1]) != X.shape[1]:
             return None
@@ -461,6 +512,6 @@ class TfidfVectorizer(_DeviceCountMixin, _SkTfidfVectorizer):
             idf = get_cupy().asarray(tfidf.idf_)
         dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
         out = _device_tfidf(X.to_cupyx(dtype), idf, tfidf.sublinear_tf, tfidf.norm)
-        if out is None:
-            return None
+        if out is None or device:
+            return out
         return host_csr(out.data, out.indices, out.indptr, out.shape, X.sorted)

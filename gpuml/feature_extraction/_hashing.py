@@ -178,21 +178,11 @@ class HashingVectorizer(_SkHashingVectorizer):
         Series's own device memory where the settings allow it."""
         from gpuml._cuda import csr_from_parts
 
-        if getattr(series, "ndim", 1) != 1:
-            raise ValueError(
-                "A cuDF input to HashingVectorizer must be a Series of strings "
-                f"(one document per row), not a {type(series).__name__}."
-            )
-        if series.null_count:
-            raise ValueError(
-                f"The cuDF Series holds {series.null_count} null entries; every "
-                "document must be a string: fill them first, e.g. "
-                "series.fillna('')."
-            )
+        check_cudf_documents(series, type(self).__name__)
         on_device = (
             self.input == "content"
             and len(series) > 0
-            and _holds_strings(series)
+            and holds_strings(series)
             and compute_namespace() is not np
             and self._device_parameters()
             and self._device_analysis()
@@ -304,7 +294,23 @@ def _all_str(items) -> bool:
     return all(isinstance(item, str) for item in items)
 
 
-def _holds_strings(series) -> bool:
+def check_cudf_documents(series, name: str) -> None:
+    """scikit-learn-style errors for a cuDF input to a text vectorizer: one
+    Series of strings, without nulls."""
+    if getattr(series, "ndim", 1) != 1:
+        raise ValueError(
+            f"A cuDF input to {name} must be a Series of strings "
+            f"(one document per row), not a {type(series).__name__}."
+        )
+    if series.null_count:
+        raise ValueError(
+            f"The cuDF Series holds {series.null_count} null entries; every "
+            "document must be a string: fill them first, e.g. "
+            "series.fillna('')."
+        )
+
+
+def holds_strings(series) -> bool:
     """Whether a cuDF Series is of strings (cuDF's ``.str`` accessor exists
     for string columns only)."""
     try:

@@ -73,3 +73,67 @@ def test_errors():
     with pytest.raises(Exception) as theirs:
         SkHashingVectorizer().transform([0, 1, 2])
     assert type(ours.value) is type(theirs.value)
+
+
+def assert_device_equal_counts(got, want):
+    """``got``, a cupyx CSR matrix, is scikit-learn's ``want``, with integer
+    counts as float64 (cupyx holds floating-point values only)."""
+    import cupyx.scipy.sparse as cusp
+
+    assert cusp.isspmatrix_csr(got), type(got)
+    if want.dtype.kind in "iu":
+        want = want.astype(np.float64)
+    assert_identical(type(want)(got.get()), want)
+
+
+def test_count_and_tfidf_vectorizers_from_a_series(rng):
+    """The vocabulary and counts from the Series's device memory: the same
+    vocabulary_ (in order) and matrix as scikit-learn's from the strings."""
+    from sklearn.feature_extraction.text import CountVectorizer as SkCount
+    from sklearn.feature_extraction.text import TfidfVectorizer as SkTfidf
+
+    from gpuml.feature_extraction.text import CountVectorizer, TfidfVectorizer
+    from tests.feature_extraction.test_count import random_settings as count_settings
+
+    corpus = [*make_corpus(rng, 40), "ΣΑΣ ΣΑΣ. ünïcödé \U0001f642", ""]
+    ascii_corpus = [doc.encode("ascii", "ignore").decode() for doc in corpus]
+    for settings in count_settings(rng, 12):
+        for docs in (corpus, ascii_corpus):
+            for ours, theirs in (
+                (CountVectorizer, SkCount),
+                (TfidfVectorizer, SkTfidf),
+            ):
+                if ours is TfidfVectorizer:
+                    settings = {**settings, "dtype": np.float64}
+                sk = theirs(**settings)
+                try:
+                    want = sk.fit_transform(docs)
+                except ValueError as error:
+                    with pytest.raises(ValueError) as raised:
+                        ours(**settings).fit_transform(cudf.Series(docs))
+                    assert str(raised.value) == str(error)
+                    continue
+                vectorizer = ours(**settings)
+                got = vectorizer.fit_transform(cudf.Series(docs))
+                assert_device_equal_counts(got, want)
+                assert list(vectorizer.vocabulary_.items()) == list(
+                    sk.vocabulary_.items()
+                )
+                again = vectorizer.transform(cudf.Series(docs[::-1]))
+                assert_device_equal_counts(again, sk.transform(docs[::-1]))
+
+
+def test_count_vectorizer_series_host_settings_and_errors(rng):
+    from sklearn.feature_extraction.text import CountVectorizer as SkCount
+
+    from gpuml.feature_extraction.text import CountVectorizer
+
+    docs = make_corpus(rng, 20)
+    settings = dict(tokenizer=str.split, token_pattern=None)  # host analysis
+    want = SkCount(**settings).fit_transform(docs)
+    got = CountVectorizer(**settings).fit_transform(cudf.Series(docs))
+    assert_device_equal_counts(got, want)
+    with pytest.raises(ValueError, match=r"1 null entries.*fillna"):
+        CountVectorizer().fit_transform(cudf.Series(["a b", None]))
+    with pytest.raises(ValueError, match="CountVectorizer must be a Series"):
+        CountVectorizer().fit_transform(cudf.DataFrame({"text": ["a b"]}))
