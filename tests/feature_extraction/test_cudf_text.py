@@ -97,14 +97,13 @@ def test_count_and_tfidf_vectorizers_from_a_series(rng):
 
     corpus = [*make_corpus(rng, 40), "ΣΑΣ ΣΑΣ. ünïcödé \U0001f642", ""]
     ascii_corpus = [doc.encode("ascii", "ignore").decode() for doc in corpus]
-    for settings in count_settings(rng, 12):
+    pairs = ((CountVectorizer, SkCount), (TfidfVectorizer, SkTfidf))
+    for drawn in count_settings(rng, 12):
         for docs in (corpus, ascii_corpus):
-            for ours, theirs in (
-                (CountVectorizer, SkCount),
-                (TfidfVectorizer, SkTfidf),
-            ):
-                if ours is TfidfVectorizer:
-                    settings = {**settings, "dtype": np.float64}
+            for ours, theirs in pairs:
+                settings = dict(drawn)
+                if ours is TfidfVectorizer:  # its dtype is a float one
+                    settings["dtype"] = np.float64
                 sk = theirs(**settings)
                 try:
                     want = sk.fit_transform(docs)
