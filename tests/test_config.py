@@ -73,7 +73,8 @@ def test_environment_variable_sets_the_default():
 def test_import_gpuml_imports_no_gpu_dask_or_rapids_module():
     code = (
         "import sys, gpuml, gpuml.linear_model, gpuml.preprocessing, gpuml.metrics, "
-        "gpuml.model_selection\n"
+        "gpuml.model_selection, gpuml.manifold, gpuml.neighbors, "
+        "gpuml.feature_extraction.text\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in "
         "('cupy', 'cupyx', 'dask', 'distributed', 'dask_cuda', 'cudf', 'cuml', "
         "'rmm', 'torch', 'umap')]\n"
