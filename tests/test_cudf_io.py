@@ -211,3 +211,35 @@ def test_pandas_under_cudf_accelerator_mode_works_as_pandas(tmp_path):
     assert accelerated["r2"] == pytest.approx(plain["r2"], rel=1e-9)
     assert accelerated["best"] == plain["best"]
     assert accelerated["accuracy"] == plain["accuracy"]
+
+
+@pytest.mark.gpu
+@needs_cudf
+def test_search_and_metrics_take_cudf(rng):
+    import cudf
+    from sklearn.linear_model import Ridge as SkRidge
+    from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+
+    from gpuml.metrics import mean_squared_error, r2_score
+    from gpuml.model_selection import GridSearchCV
+
+    X = frame(rng, n=300)
+    values = X.to_numpy()
+    target = values @ np.arange(1.0, 5.0) + rng.standard_normal(300)
+    y = cudf.Series(target, index=X.index)
+    grid = {"alpha": [0.01, 1.0, 100.0]}
+    search = GridSearchCV(Ridge(), grid, cv=3).fit(X, y)
+    want = SkGridSearchCV(SkRidge(), grid, cv=3).fit(values, target)
+    assert search.best_params_ == want.best_params_
+    np.testing.assert_allclose(
+        search.cv_results_["mean_test_score"],
+        want.cv_results_["mean_test_score"],
+        rtol=1e-10,
+    )
+    assert list(search.feature_names_in_) == list(X.columns)
+    predicted = search.predict(X)
+    assert isinstance(predicted, cudf.Series) and predicted.index.equals(X.index)
+    assert r2_score(y, predicted) == pytest.approx(
+        want.score(values, target), rel=1e-10
+    )
+    assert isinstance(mean_squared_error(y, predicted), float)
