@@ -119,6 +119,18 @@ def is_cudf_object(obj: object) -> bool:
     return _type_module(obj) == "cudf"
 
 
+def is_cudf_strings(obj: object) -> bool:
+    """True for a cuDF Series of strings (cuDF's ``.str`` accessor exists for
+    string columns only)."""
+    if not is_cudf_object(obj) or getattr(obj, "ndim", 2) != 1:
+        return False
+    try:
+        obj.str  # noqa: B018
+    except (AttributeError, TypeError):
+        return False
+    return True
+
+
 def has_cuda_memory(obj: object) -> bool:
     """True when ``obj`` exposes CUDA device memory through a standard protocol."""
     if hasattr(obj, "__cuda_array_interface__"):

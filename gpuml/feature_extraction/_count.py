@@ -33,14 +33,13 @@ from sklearn.feature_extraction.text import TfidfVectorizer as _SkTfidfVectorize
 from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import compute_namespace, to_host, to_namespace
-from gpuml._backend import get_cupy, is_cudf_object
+from gpuml._backend import get_cupy, is_cudf_object, is_cudf_strings
 from gpuml._sklearn_compat import align_sparse_output, fit_context
 from gpuml.feature_extraction._hashing import (
     _WORD_PATTERNS,
     _all_str,
     check_cudf_documents,
     device_analysis,
-    holds_strings,
 )
 from gpuml.feature_extraction._tfidf import (
     _device_tfidf,
@@ -84,7 +83,7 @@ class _DeviceCountMixin:
         on_device = (
             self.input == "content"
             and len(series) > 0
-            and holds_strings(series)
+            and is_cudf_strings(series)
             and compute_namespace() is not np
             and self._device_counts()
         )

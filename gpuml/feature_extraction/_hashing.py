@@ -34,7 +34,7 @@ from sklearn.feature_extraction.text import (
 from sklearn.preprocessing import normalize
 
 from gpuml._array import compute_namespace, to_namespace
-from gpuml._backend import get_cupy, is_cudf_object
+from gpuml._backend import get_cupy, is_cudf_object, is_cudf_strings
 from gpuml._sklearn_compat import align_sparse_output
 
 _STRING_INPUT = "Iterable over raw text documents expected, string object received."
@@ -182,7 +182,7 @@ class HashingVectorizer(_SkHashingVectorizer):
         on_device = (
             self.input == "content"
             and len(series) > 0
-            and holds_strings(series)
+            and is_cudf_strings(series)
             and compute_namespace() is not np
             and self._device_parameters()
             and self._device_analysis()
@@ -308,13 +308,3 @@ def check_cudf_documents(series, name: str) -> None:
             "document must be a string: fill them first, e.g. "
             "series.fillna('')."
         )
-
-
-def holds_strings(series) -> bool:
-    """Whether a cuDF Series is of strings (cuDF's ``.str`` accessor exists
-    for string columns only)."""
-    try:
-        series.str  # noqa: B018
-    except (AttributeError, TypeError):
-        return False
-    return True

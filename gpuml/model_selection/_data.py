@@ -18,7 +18,9 @@ once in each direction whatever the number of candidates and folds.
 Inputs that are not numeric arrays (text documents, object columns) are not
 uploaded: :func:`upload` leaves them on the host, and :func:`take` indexes
 them there, so an estimator that reads documents (a vectorizer) still gets
-each fold's documents. An uploader for such inputs (for instance documents
+each fold's documents. A cuDF string Series stays a Series on the device
+(gpuml's vectorizers read it there; folds are its rows, taken by cuDF) and
+is a pandas Series in the host view. An uploader for such inputs (for instance documents
 encoded as one device byte buffer and offsets) plugs in at :func:`upload`.
 """
 
@@ -40,6 +42,7 @@ from gpuml._array import (
     to_host,
     to_namespace,
 )
+from gpuml._backend import is_cudf_strings
 from gpuml._sklearn_compat import num_samples
 
 
@@ -78,6 +81,8 @@ def upload(value, xp: ModuleType):
     """
     if value is None:
         return None
+    if is_cudf_strings(value):  # documents, read by the vectorizers
+        return value
     if input_family(value) == DEVICE:
         value = as_device_native(value)
         return value if xp is namespace_of(value) else to_host(value)
@@ -100,6 +105,8 @@ def download(value):
     """``value`` as host data: the object itself unless it is device data."""
     if value is None or input_family(value) != DEVICE:
         return value
+    if is_cudf_strings(value):
+        return value.to_pandas()
     return to_host(as_device_native(value))
 
 

@@ -136,3 +136,47 @@ def test_count_vectorizer_series_host_settings_and_errors(rng):
         CountVectorizer().fit_transform(cudf.Series(["a b", None]))
     with pytest.raises(ValueError, match="CountVectorizer must be a Series"):
         CountVectorizer().fit_transform(cudf.DataFrame({"text": ["a b"]}))
+
+
+@pytest.mark.parametrize("first", ["hashing", "tfidf"])
+def test_text_pipeline_search_from_a_series(first, rng):
+    """gpuml's search of a text pipeline takes the documents as a cuDF
+    Series (folds are its rows; the vectorizers read them on the device),
+    with the results of the same search from the Python list."""
+    import cupyx.scipy.sparse as cusp
+    from sklearn.pipeline import make_pipeline
+
+    from gpuml.feature_extraction.text import (
+        TfidfTransformer,
+        TfidfVectorizer,
+    )
+    from gpuml.linear_model import LogisticRegression
+    from gpuml.model_selection import GridSearchCV
+
+    topics = [["gpu", "cuda", "kernel", "memory"], ["cat", "dog", "fish", "bird"]]
+    y = rng.integers(0, 2, size=150)
+    docs = [
+        " ".join(rng.choice(topics[label] + ["the", "a", "of"], size=12)) for label in y
+    ]
+
+    def pipeline():
+        if first == "hashing":
+            return make_pipeline(
+                HashingVectorizer(n_features=2**12),
+                TfidfTransformer(),
+                LogisticRegression(),
+            )
+        return make_pipeline(TfidfVectorizer(), LogisticRegression())
+
+    grid = {"logisticregression__C": [0.01, 1.0, 100.0]}
+    want = GridSearchCV(pipeline(), grid, cv=3).fit(docs, y)
+    series = cudf.Series(docs)
+    got = GridSearchCV(pipeline(), grid, cv=3).fit(series, y)
+    assert got.best_params_ == want.best_params_
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"],
+        want.cv_results_["mean_test_score"],
+        rtol=1e-6,
+    )
+    np.testing.assert_array_equal(got.predict(series), want.predict(docs))
+    assert cusp.issparse(got.best_estimator_[:-1].transform(series))
