@@ -494,8 +494,8 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         transferred = family != (DEVICE if xp is not np else HOST)
         unsupported = _cuml.ridge_unsupported(solver, is_sparse(X))
         # "auto" keeps gpuml's solvers: 2.2x faster than cuML's fit (issue 18)
-        self.engine_ = _cuml.choose_engine(self, xp, unsupported, prefer_cuml=False)
-        if self.engine_ == "cuml":
+        engine = _cuml.choose_engine(self, xp, unsupported, prefer_cuml=False)
+        if engine == "cuml":
             coef, intercept = _cuml.fit_ridge(
                 X,
                 y,
@@ -505,13 +505,13 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
                 fit_intercept=self.fit_intercept,
                 may_mutate_X=transferred or not self.copy_X,
             )
-            self._set_fitted(coef, intercept, None, solver, y.ndim == 1, family)
+            self._set_fitted(coef, intercept, None, solver, y.ndim == 1, family, engine)
             return self
         if _device_gram_fit(X, solver, xp):
             coef, intercept = _fit_from_device_gram(
                 X, y, sample_weight, alpha, self.fit_intercept, xp
             )
-            self._set_fitted(coef, intercept, None, solver, y.ndim == 1, family)
+            self._set_fitted(coef, intercept, None, solver, y.ndim == 1, family, engine)
             return self
         problem = _make_problem(
             X,
@@ -525,10 +525,13 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             problem, alpha, max_iter=self.max_iter, tol=self.tol, xp=xp
         )
         intercept = problem.y_offset - coef @ problem.X_offset
-        self._set_fitted(coef, intercept, n_iter, solver, y.ndim == 1, family)
+        self._set_fitted(coef, intercept, n_iter, solver, y.ndim == 1, family, engine)
         return self
 
-    def _set_fitted(self, coef, intercept, n_iter, solver, single_target, family):
+    def _set_fitted(
+        self, coef, intercept, n_iter, solver, single_target, family, engine
+    ):
+        self.engine_ = engine
         if single_target:
             self.coef_ = to_family(coef[0], family)
             # scikit-learn's type: a NumPy scalar of X's dtype (a 0-d CuPy

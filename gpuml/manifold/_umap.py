@@ -329,11 +329,11 @@ class UMAP(
         prefer_cuml = beyond_kernels or _cuml.umap_prefers_cuml(
             n, self.metric, self.random_state
         )
-        self.engine_ = _cuml.choose_engine(self, xp, unsupported, prefer_cuml)
+        engine = _cuml.choose_engine(self, xp, unsupported, prefer_cuml)
         rng = check_random_state(self.random_state)
         a, b = self._ab()
         n_epochs = self.n_epochs or default_epochs(n)
-        if self.engine_ == "cuml":
+        if engine == "cuml":
             self._fit_cuml(X, k, n_epochs, a, b, rng, family, fit_rows)
             return self
         if device and beyond_kernels:
@@ -397,11 +397,11 @@ class UMAP(
             settings,
         )
         self._log("layout done")
-        self._set_fitted(embedding, graph, X, k, a, b, rng, family, fit_rows)
+        self._set_fitted(embedding, graph, X, k, a, b, rng, family, fit_rows, "gpuml")
         return self
 
     def _fit_cuml(self, X, k, n_epochs, a, b, rng, family, fit_rows):
-        """The fit by cuML's UMAP (``engine_ == "cuml"``): the same settings,
+        """The fit by cuML's UMAP (``engine="cuml"``): the same settings,
         gpuml's ``a``, ``b``, epochs and initial array; cuML's neighbours
         (approximate above 50,000 samples without a ``random_state``)."""
         init = self.init
@@ -431,10 +431,11 @@ class UMAP(
             },
         )
         self._log("fitted by cuML's UMAP")
-        self._set_fitted(embedding, graph, X, k, a, b, rng, family, fit_rows)
+        self._set_fitted(embedding, graph, X, k, a, b, rng, family, fit_rows, "cuml")
 
-    def _set_fitted(self, embedding, graph, X, k, a, b, rng, family, fit_rows):
+    def _set_fitted(self, embedding, graph, X, k, a, b, rng, family, fit_rows, engine):
         """The fitted attributes, and what ``transform`` needs."""
+        self.engine_ = engine
         self.embedding_ = to_family(embedding, family)
         self.graph_ = to_family(graph, family)
         self._raw_data = to_family(X, family)
