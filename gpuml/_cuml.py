@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import sys
 import warnings
 from types import ModuleType
 
@@ -62,12 +63,22 @@ def cuml_installed() -> bool:
 
 
 def import_cuml(submodule: str = "") -> ModuleType:
-    """``cuml`` (or ``cuml.<submodule>``), or an ImportError naming the fix."""
+    """``cuml`` (or ``cuml.<submodule>``), or an ImportError naming the fix.
+
+    ``import cuml`` (like ``import cudf``) makes RMM's allocator CuPy's for
+    the whole process, which without an RMM pool allocates every array with
+    ``cudaMalloc`` instead of from CuPy's pool. When this import is gpuml's
+    (the user had not imported cuML), CuPy's allocator is put back, so that
+    choosing an engine does not slow every later CuPy allocation; a user
+    who imports cuML (or cuDF) keeps what RAPIDS sets.
+    """
     name = f"cuml.{submodule}" if submodule else "cuml"
     if not cuml_installed():
         raise ImportError(
             f"engine='cuml' needs cuML, which is not installed. {INSTALL_HINT}"
         )
+    cupy = sys.modules.get("cupy") if "cuml" not in sys.modules else None
+    allocator = cupy.cuda.get_allocator() if cupy is not None else None
     try:
         return importlib.import_module(name)
     except ImportError as exc:
@@ -77,6 +88,9 @@ def import_cuml(submodule: str = "") -> ModuleType:
             "cuml before any GPU work (at the top of the script) lets it load its "
             f"own libraries. {INSTALL_HINT}"
         ) from exc
+    finally:
+        if allocator is not None:
+            cupy.cuda.set_allocator(allocator)
 
 
 @functools.cache

@@ -11,6 +11,7 @@ searches (one candidate at a time), and the settings cuML cannot run.
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import numpy as np
 import pytest
@@ -368,3 +369,31 @@ def test_auto_picks_gpuml_where_it_measured_faster(rng):
     # beyond gpuml's layout kernel (16 components), "auto" runs cuML's
     wide = UMAP(n_components=17, n_epochs=5).fit(X)
     assert wide.engine_ == "cuml" and wide.embedding_.shape == (X.shape[0], 17)
+
+
+def test_gpumls_import_of_cuml_keeps_cupys_allocator(monkeypatch):
+    """``import cuml`` makes RMM's allocator CuPy's; when gpuml is the one
+    importing cuML, CuPy's allocator is put back (simulated: a stand-in
+    CuPy and an import that swaps its allocator, as cuML's does)."""
+    import types
+
+    state = {"allocator": "cupy's pool"}
+    cuda = types.SimpleNamespace(
+        get_allocator=lambda: state["allocator"],
+        set_allocator=lambda allocator: state.update(allocator=allocator),
+    )
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
+    monkeypatch.delitem(sys.modules, "cuml", raising=False)
+    monkeypatch.setattr(_cuml, "cuml_installed", lambda: True)
+
+    def import_module(name):
+        state["allocator"] = "rmm"  # what cuML's __init__ does
+        return types.ModuleType(name)
+
+    monkeypatch.setattr(_cuml.importlib, "import_module", import_module)
+    assert _cuml.import_cuml("neighbors").__name__ == "cuml.neighbors"
+    assert state["allocator"] == "cupy's pool"
+    # a user's own import of cuML keeps RAPIDS's choice
+    monkeypatch.setitem(sys.modules, "cuml", types.ModuleType("cuml"))
+    _cuml.import_cuml()
+    assert state["allocator"] == "rmm"
