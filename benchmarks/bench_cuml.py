@@ -27,6 +27,10 @@ said otherwise.
   LogisticRegression fits and searches, NearestNeighbors at 100,000 and
   300,000 points, UMAP at 100,000, 300,000 and 1,000,000 points with
   trustworthiness; and ``import cuml``'s time in a fresh process.
+
+``--allocator rmm|rmm-pool|cupy`` chooses CuPy's allocator after ``import
+cuml`` (which makes RMM's, without a pool, CuPy's): the allocator changes
+gpuml's times, not cuML's C++ allocations.
 """
 
 from __future__ import annotations
@@ -334,10 +338,25 @@ SECTIONS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sections", default=",".join(SECTIONS))
+    parser.add_argument(
+        "--allocator",
+        choices=("rmm", "rmm-pool", "cupy"),
+        default="rmm",
+        help="CuPy's allocator after `import cuml`: RMM's as cuML sets it "
+        "(no pool; the default, as earlier runs), RMM's with a pool "
+        "(rmm.reinitialize(pool_allocator=True)), or CuPy's own pool put back",
+    )
     args = parser.parse_args()
     import cuml
+    import cupy
 
-    emit(cuml=cuml.__version__)
+    if args.allocator == "rmm-pool":
+        import rmm
+
+        rmm.reinitialize(pool_allocator=True)
+    elif args.allocator == "cupy":
+        cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)
+    emit(cuml=cuml.__version__, allocator=args.allocator)
     for name in args.sections.split(","):
         try:
             SECTIONS[name]()

@@ -42,14 +42,24 @@ def show_versions() -> None:
         "dask",
         "distributed",
         "dask-cuda",
+        "dask-ml",
     ):
         print(f"{dist}:", _version(dist))
+    for name in ("cudf", "cuml"):  # RAPIDS wheels carry the CUDA version
+        found = [_version(f"{name}{suffix}") for suffix in ("", "-cu13", "-cu12")]
+        print(f"{name}:", next((v for v in found if v), None))
     cupy, reason = _probe_cupy()
     print("device policy:", get_config()["device"])
     if cupy is None:
         print("GPU: none usable:", reason)
         return
     print("cupy:", cupy.__version__)
+    get_allocator = getattr(cupy.cuda, "get_allocator", None)
+    if get_allocator is not None:
+        allocator = get_allocator()
+        owner = getattr(allocator, "__module__", None) or type(allocator).__module__
+        # RMM's allocator once cuDF or cuML is imported (see docs/rapids.rst)
+        print("cupy allocator:", "rmm" if "rmm" in str(owner) else "cupy")
     runtime = cupy.cuda.runtime
     print("CUDA runtime:", runtime.runtimeGetVersion())
     for i in range(runtime.getDeviceCount()):

@@ -53,6 +53,80 @@ def test_cudf_output_without_cudf_names_the_package(rng):
         scaler.fit_transform(rng.standard_normal((5, 2)))
 
 
+@pytest.fixture
+def stand_in_cudf(monkeypatch):
+    """A stand-in ``cudf`` module built on pandas (its DataFrame and Series
+    report ``cudf`` as their module, as cuDF's types do), so that the output
+    rule and the ``set_output`` container run here without a GPU."""
+    import types
+
+    import pandas as pd
+
+    class DataFrame(pd.DataFrame):
+        __module__ = "cudf.core.dataframe"
+
+        @property
+        def _constructor(self):  # its slices are of its type, as cuDF's
+            return DataFrame
+
+        @property
+        def _constructor_sliced(self):
+            return Series
+
+    class Series(pd.Series):
+        __module__ = "cudf.core.series"
+
+        @property
+        def _constructor(self):
+            return Series
+
+        @property
+        def _constructor_expanddim(self):
+            return DataFrame
+
+    module = types.ModuleType("cudf")
+    module.DataFrame, module.Series = DataFrame, Series
+    module.concat = lambda frames, axis: DataFrame(pd.concat(frames, axis=axis))
+    monkeypatch.setitem(sys.modules, "cudf", module)
+    return module
+
+
+def test_output_rule_with_a_stand_in_cudf(stand_in_cudf, rng):
+    X = stand_in_cudf.DataFrame(
+        rng.standard_normal((5, 2)), columns=["a", "b"], index=range(10, 15)
+    )
+    one = to_output(np.arange(5.0), X)
+    assert isinstance(one, stand_in_cudf.Series)
+    assert list(one.index) == list(range(10, 15))
+    two = to_output(np.ones((5, 2)), X, columns=["p", "q"])
+    assert isinstance(two, stand_in_cudf.DataFrame)
+    assert list(two.columns) == ["p", "q"] and list(two.index) == list(X.index)
+
+
+def test_set_output_cudf_with_a_stand_in_cudf(stand_in_cudf, rng):
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import StandardScaler as SkStandardScaler
+
+    values = rng.standard_normal((6, 2))
+    scaled = StandardScaler().set_output(transform="cudf").fit_transform(values)
+    assert isinstance(scaled, stand_in_cudf.DataFrame)
+    assert list(scaled.columns) == ["x0", "x1"]
+    np.testing.assert_allclose(
+        scaled.to_numpy(), StandardScaler().fit_transform(values), rtol=1e-12
+    )
+    # a ColumnTransformer stacks its parts with the container's hstack
+    # (scikit-learn's scalers: gpuml's would take the stand-in for device
+    # data, which needs a GPU)
+    X = stand_in_cudf.DataFrame(values, columns=["a", "b"], index=range(3, 9))
+    both = make_column_transformer(
+        (SkStandardScaler(), ["a"]), (SkStandardScaler(), ["b"])
+    ).set_output(transform="cudf")
+    out = both.fit_transform(X)
+    assert isinstance(out, stand_in_cudf.DataFrame)
+    assert list(out.columns) == ["standardscaler-1__a", "standardscaler-2__b"]
+    assert list(out.index) == list(range(3, 9))
+
+
 # -- on a GPU with cuDF -----------------------------------------------------
 
 
