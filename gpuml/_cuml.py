@@ -70,7 +70,9 @@ def import_cuml(submodule: str = "") -> ModuleType:
     ``cudaMalloc`` instead of from CuPy's pool. When this import is gpuml's
     (the user had not imported cuML), CuPy's allocator is put back, so that
     choosing an engine does not slow every later CuPy allocation; a user
-    who imports cuML (or cuDF) keeps what RAPIDS sets.
+    who imports cuML (or cuDF) first keeps what RAPIDS sets. (cuML imports
+    cuDF, so a user's ``import cudf`` after gpuml's import of cuML no
+    longer changes the allocator.)
     """
     name = f"cuml.{submodule}" if submodule else "cuml"
     if not cuml_installed():
@@ -99,7 +101,7 @@ def _cuml_usable() -> bool:
     a failure warns once and leaves "auto" with gpuml's kernels."""
     try:
         import_cuml()
-    except ImportError as exc:
+    except Exception as exc:  # a broken CUDA install raises many kinds of error
         warnings.warn(
             f"engine='auto' uses gpuml's kernels: {exc}", UserWarning, stacklevel=4
         )
@@ -186,20 +188,23 @@ def fit_ridge(
     )
     model.fit(X, y, sample_weight=sample_weight)
     coef = _as_cupy(model.coef_).astype(X.dtype, copy=False).reshape(n_targets, -1)
-    intercept = (
-        _as_cupy(model.intercept_).astype(X.dtype, copy=False).reshape(n_targets)
-    )
-    return coef, intercept
+    if not fit_intercept:  # cuML's is the scalar 0.0 whatever the targets
+        return coef, importlib.import_module("cupy").zeros(n_targets, dtype=X.dtype)
+    intercept = _as_cupy(model.intercept_).astype(X.dtype, copy=False)
+    return coef, intercept.reshape(n_targets)
 
 
 # -- LogisticRegression ----------------------------------------------------
 
 
 def logistic_unsupported(
-    estimator, warm_start: bool, weighted_multinomial: bool
+    estimator, X, warm_start: bool, weighted_multinomial: bool
 ) -> str | None:
     """Why cuML's LogisticRegression cannot fit these settings as gpuml
     would, or None."""
+    if hasattr(X, "indices") and X.indices.dtype != np.int32:
+        # its input check takes sparse matrices with 32-bit indices only
+        return "fit sparse X with 64-bit indices"
     if warm_start:
         return "start from the previous coefficients (warm_start=True)"
     if weighted_multinomial:
@@ -356,6 +361,9 @@ def fit_umap(X, *, k: int, n_epochs: int, a: float, b: float, init, seed, params
     their umap-learn names.
     """
     manifold = import_cuml("manifold")
+    # cuML's approximate neighbours (its "auto" above 50,000 unseeded
+    # samples) have the euclidean and cosine metrics only
+    approximate = params["metric"] in _UMAP_APPROXIMATE_METRICS
     model = manifold.UMAP(
         n_neighbors=k,
         n_epochs=n_epochs,
@@ -363,6 +371,7 @@ def fit_umap(X, *, k: int, n_epochs: int, a: float, b: float, init, seed, params
         b=b,
         init=init,
         random_state=seed,
+        build_algo="auto" if approximate else "brute_force_knn",
         output_type="cupy",
         **params,
     )

@@ -185,6 +185,12 @@ class CudfAdapter:
 
     def create_container(self, X_output, X_original, columns, inplace=True):
         cudf = _set_output.check_library_installed("cudf")
+        if hasattr(X_output, "tocsr"):  # SciPy or cupyx sparse
+            raise ValueError(
+                "The transformer outputs a sparse matrix. Try to set the "
+                "transformer output to a dense array or disable Cudf output "
+                "with set_output(transform='default')."
+            )
         columns = _set_output.get_columns(columns)
         if not inplace or not isinstance(X_output, cudf.DataFrame):
             if isinstance(X_output, cudf.DataFrame):

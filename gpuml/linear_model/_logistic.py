@@ -806,6 +806,7 @@ class LogisticRegression(
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
         unsupported = _cuml.logistic_unsupported(
             self,
+            X,
             self.warm_start and hasattr(self, "coef_"),
             classes.shape[0] > 2
             and (sample_weight is not None or self.class_weight is not None),

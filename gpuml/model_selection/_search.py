@@ -36,7 +36,7 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_consistent_length
 
-from gpuml._array import compute_namespace, input_family, to_host
+from gpuml._array import DEVICE, compute_namespace, input_family, to_host
 from gpuml._sklearn_compat import (
     HasMethods,
     fit_context,
@@ -491,14 +491,18 @@ class _DeviceSearchMixin:
         """Fit the best candidate on all the data, where the search computed.
 
         Input with feature names (a DataFrame) is refitted as given, so the
-        names are kept; otherwise the device-resident copy is used (for a
-        text Pipeline, its documents as the search hashed them) and the
+        names are kept (a cuDF DataFrame on the device, by an estimator that
+        takes device input); otherwise the device-resident copy is used (for
+        a text Pipeline, its documents as the search hashed them) and the
         fitted arrays are moved back to the family of ``X``. ``context`` is
         the refit's callback context: callbacks are propagated into the fit.
         """
         best = clone(base_estimator).set_params(**clone(self.best_params_, safe=False))
-        on_compute = accepts_device_input(best) and not hasattr(data.X, "columns")
-        view = data.view(on_compute)
+        named = hasattr(data.X, "columns")
+        on_compute = accepts_device_input(best) and not named
+        as_given = named and data.family == DEVICE and accepts_device_input(best)
+        view = data.view(on_compute or as_given)
+        X_fit = data.X if as_given else view.X
         start = time.perf_counter()
         with context.propagate_callback_context(best):
             context.call_on_fit_task_begin(
@@ -508,9 +512,9 @@ class _DeviceSearchMixin:
             # them (on the device); anything else from the data.
             reused = view.y is not None and refit_from_lead(best, view)
             if not reused and view.y is None:
-                best.fit(view.X, **view.fit_params)
+                best.fit(X_fit, **view.fit_params)
             elif not reused:
-                best.fit(view.X, view.y, **view.fit_params)
+                best.fit(X_fit, view.y, **view.fit_params)
         view.leads.clear()  # their device memory is not needed any more
         view.neighbours.clear()
         if reused or (on_compute and input_family(view.X) != data.family):
