@@ -3,8 +3,9 @@
 Ridge, LogisticRegression, NearestNeighbors and UMAP take an ``engine``
 parameter: ``"gpuml"`` (gpuml's own kernels), ``"cuml"`` (cuML's, which
 must be installed and support the settings) or ``"auto"`` (the default:
-whichever measured faster at equal quality for that estimator, setting and
-size; see ``docs/rapids.rst`` and ``benchmarks/RESULTS.md``, issue 18).
+whichever measured faster at equal or near-equal quality for that
+estimator, setting and size; see ``docs/rapids.rst`` and
+``benchmarks/RESULTS.md``, issue 18).
 
 Either engine sits behind the same estimator: gpuml validates the input
 (its errors, its dtype and family rules), hands cuML device arrays that are
