@@ -33,12 +33,12 @@ from sklearn.feature_extraction.text import TfidfVectorizer as _SkTfidfVectorize
 from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import compute_namespace, to_host, to_namespace
-from gpuml._backend import get_cupy, is_cudf_object, is_cudf_strings
+from gpuml._backend import get_cupy, is_cudf_object
 from gpuml._sklearn_compat import align_sparse_output, fit_context
 from gpuml.feature_extraction._hashing import (
     _WORD_PATTERNS,
     _all_str,
-    check_cudf_documents,
+    cudf_documents_on_device,
     device_analysis,
 )
 from gpuml.feature_extraction._tfidf import (
@@ -79,14 +79,7 @@ class _DeviceCountMixin:
     def _count_vocab_cudf(self, series, fixed_vocab):
         """``_count_vocab`` of a cuDF string Series, read on the device where
         the settings allow it (else its strings go to the host)."""
-        check_cudf_documents(series, type(self).__name__)
-        on_device = (
-            self.input == "content"
-            and len(series) > 0
-            and is_cudf_strings(series)
-            and compute_namespace() is not np
-            and self._device_counts()
-        )
+        on_device = cudf_documents_on_device(self, series) and self._device_counts()
         if on_device:
             from gpuml.feature_extraction import _text_device as device
 

@@ -178,12 +178,8 @@ class HashingVectorizer(_SkHashingVectorizer):
         Series's own device memory where the settings allow it."""
         from gpuml._cuda import csr_from_parts
 
-        check_cudf_documents(series, type(self).__name__)
         on_device = (
-            self.input == "content"
-            and len(series) > 0
-            and is_cudf_strings(series)
-            and compute_namespace() is not np
+            cudf_documents_on_device(self, series)
             and self._device_parameters()
             and self._device_analysis()
         )
@@ -292,6 +288,20 @@ def device_analysis(vectorizer) -> bool:
 
 def _all_str(items) -> bool:
     return all(isinstance(item, str) for item in items)
+
+
+def cudf_documents_on_device(vectorizer, series) -> bool:
+    """Whether a vectorizer may read a cuDF input where it lies (a non-empty
+    Series of strings, given as content, with a GPU in use); the vectorizer
+    adds its own settings' check. Raises the errors of
+    :func:`check_cudf_documents` first."""
+    check_cudf_documents(series, type(vectorizer).__name__)
+    return (
+        vectorizer.input == "content"
+        and len(series) > 0
+        and is_cudf_strings(series)
+        and compute_namespace() is not np
+    )
 
 
 def check_cudf_documents(series, name: str) -> None:
