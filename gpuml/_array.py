@@ -60,8 +60,9 @@ def input_family(obj: object) -> str:
 def to_output(result, X, columns=None):
     """``result`` as the output for the input ``X``: cuDF where ``X`` is a cuDF
     DataFrame or Series and ``result`` is a dense array (a Series for one
-    dimension, else a DataFrame, with ``X``'s index and the given column
-    names); anything else unchanged (fitted attributes and sparse results
+    dimension, else a DataFrame, with ``X``'s index and the column names
+    that the callable ``columns`` returns, called only then); anything else
+    unchanged (fitted attributes and sparse results
     stay CuPy and cupyx: cuDF has no sparse type).
 
     cuDF is taken from ``sys.modules``: a cuDF input means it is imported.
@@ -73,8 +74,9 @@ def to_output(result, X, columns=None):
     if result.ndim == 1:
         return cudf.Series(result, index=index)
     frame = cudf.DataFrame(result, index=index)
-    if columns is not None:
-        frame.columns = list(columns)
+    names = None if columns is None else columns()
+    if names is not None:
+        frame.columns = list(names)
     return frame
 
 

@@ -98,7 +98,7 @@ def test_output_rule_with_a_stand_in_cudf(stand_in_cudf, rng):
     one = to_output(np.arange(5.0), X)
     assert isinstance(one, stand_in_cudf.Series)
     assert list(one.index) == list(range(10, 15))
-    two = to_output(np.ones((5, 2)), X, columns=["p", "q"])
+    two = to_output(np.ones((5, 2)), X, columns=lambda: ["p", "q"])
     assert isinstance(two, stand_in_cudf.DataFrame)
     assert list(two.columns) == ["p", "q"] and list(two.index) == list(X.index)
 

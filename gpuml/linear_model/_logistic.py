@@ -901,7 +901,9 @@ class LogisticRegression(
         """Confidence scores: (n_samples,) for binary, else (n_samples, n_classes)."""
         family = input_family(X)
         scores = to_family(self._decision_xp(X, compute_namespace()), family)
-        return to_output(scores, X, columns=_label_columns(self.classes_, scores))
+        return to_output(
+            scores, X, columns=lambda: _label_columns(self.classes_, scores)
+        )
 
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, n_classes)."""
@@ -909,7 +911,7 @@ class LogisticRegression(
         xp = compute_namespace()
         scores = self._decision_xp(X, xp)
         proba = to_family(_probabilities(scores, xp, binary=scores.ndim == 1), family)
-        return to_output(proba, X, columns=_label_columns(self.classes_, proba))
+        return to_output(proba, X, columns=lambda: _label_columns(self.classes_, proba))
 
     def predict_log_proba(self, X):
         """Logarithm of the class probabilities, computed as a log-softmax of
@@ -920,7 +922,9 @@ class LogisticRegression(
         log_proba = to_family(
             _log_probabilities(scores, xp, binary=scores.ndim == 1), family
         )
-        return to_output(log_proba, X, columns=_label_columns(self.classes_, log_proba))
+        return to_output(
+            log_proba, X, columns=lambda: _label_columns(self.classes_, log_proba)
+        )
 
     def predict(self, X):
         """Class labels: host labels as NumPy, device labels in X's family."""

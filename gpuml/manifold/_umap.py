@@ -459,7 +459,7 @@ class UMAP(
         X_new : ndarray of shape (n_samples, n_components)
             Embedding of the training data (float32), in the family of ``X``.
         """
-        return to_output(self.fit(X, y).embedding_, X, self.get_feature_names_out())
+        return to_output(self.fit(X, y).embedding_, X, self.get_feature_names_out)
 
     def transform(self, X):
         """Embed new points against the fitted ones.
@@ -528,7 +528,7 @@ class UMAP(
             xp, xp.asarray(start), reference, *graph, n_epochs, settings
         )
         return to_output(
-            to_family(embedding, family), X_given, self.get_feature_names_out()
+            to_family(embedding, family), X_given, self.get_feature_names_out
         )
 
     # ------------------------------------------------------------- helpers

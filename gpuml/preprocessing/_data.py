@@ -552,7 +552,7 @@ class StandardScaler(
         X = self._apply(
             X, xp, inverse=False, inplace=_may_overwrite(X, X_in, copy), copy=copy
         )
-        return to_output(to_family(X, family), X_in, self._output_columns(X_in))
+        return to_output(to_family(X, family), X_in, lambda: self._output_columns(X_in))
 
     def inverse_transform(self, X, copy=None):
         """Scale back the data to the original representation.
@@ -581,7 +581,7 @@ class StandardScaler(
         X = self._apply(
             X, xp, inverse=True, inplace=_may_overwrite(X, X_in, copy), copy=copy
         )
-        return to_output(to_family(X, family), X_in, self._output_columns(X_in))
+        return to_output(to_family(X, family), X_in, lambda: self._output_columns(X_in))
 
     def _output_columns(self, X):
         """A cuDF DataFrame's column names, kept by its scaled copy."""
