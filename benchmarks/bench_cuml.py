@@ -30,7 +30,10 @@ said otherwise.
 
 ``--allocator rmm|rmm-pool|cupy`` chooses CuPy's allocator after ``import
 cuml`` (which makes RMM's, without a pool, CuPy's): the allocator changes
-gpuml's times, not cuML's C++ allocations.
+gpuml's times, not cuML's C++ allocations. ``--allocator no-cuml`` does not
+import cuML at all (CuPy's own pool, as for a user without RAPIDS); with
+``--sections allocator`` (gpuml's kernels only) it is the baseline the
+other allocators are compared with.
 """
 
 from __future__ import annotations
@@ -325,7 +328,48 @@ def engine_section():
             )
 
 
+def allocator_section():
+    """gpuml's own kernels only (engine="gpuml"), for comparing CuPy
+    allocators: W1, W2, NearestNeighbors at 300,000 points and UMAP at
+    100,000 (median of 3) and 1,000,000 points (one fit)."""
+    from benchmarks.bench_umap import dataset, quality
+    from gpuml.linear_model import LogisticRegression, Ridge
+    from gpuml.manifold import UMAP
+    from gpuml.model_selection import GridSearchCV
+    from gpuml.neighbors import NearestNeighbors
+
+    def row(what, seconds, **extra):
+        emit(section="allocator", what=what, seconds=seconds, **extra)
+
+    X, y = linear_data(400_000, 256, False)
+    grid = {"alpha": np.logspace(-3, 2, 20).tolist()}
+    search = GridSearchCV(Ridge(engine="gpuml"), grid, cv=5)
+    row("W1 search, 20 alphas x 5 folds", timed(partial(search.fit, X, y), 3)[0])
+    X, y = linear_data(400_000, 128, True)
+    grid = {"C": np.logspace(-3, 2, 8).tolist()}
+    search = GridSearchCV(LogisticRegression(engine="gpuml"), grid, cv=5)
+    row("W2 search, 8 Cs x 5 folds", timed(partial(search.fit, X, y), 3)[0])
+    X, _ = dataset("classification", 300_000)
+    model = NearestNeighbors(n_neighbors=15, engine="gpuml").fit(X)
+    row(
+        "NearestNeighbors(15).kneighbors() of 300,000 x 64",
+        timed(partial(model.kneighbors, return_distance=False), 3)[0],
+    )
+    for n in (100_000, 1_000_000):
+        X, _ = dataset("classification", n)
+        model = UMAP(engine="gpuml")
+        if n == 100_000:
+            seconds, E = timed(partial(model.fit_transform, X), 3)
+        else:
+            start = time.perf_counter()
+            E = model.fit_transform(X)
+            _sync()
+            seconds = round(time.perf_counter() - start, 3)
+        row(f"UMAP {n:,} x 64", seconds, trust=quality(X, to_numpy(E)))
+
+
 SECTIONS = {
+    "allocator": allocator_section,
     "cudf": cudf_section,
     "engine": engine_section,
     "linear": linear_section,
@@ -340,15 +384,21 @@ def main() -> None:
     parser.add_argument("--sections", default=",".join(SECTIONS))
     parser.add_argument(
         "--allocator",
-        choices=("rmm", "rmm-pool", "cupy"),
+        choices=("rmm", "rmm-pool", "cupy", "no-cuml"),
         default="rmm",
         help="CuPy's allocator after `import cuml`: RMM's as cuML sets it "
         "(no pool; the default, as earlier runs), RMM's with a pool "
-        "(rmm.reinitialize(pool_allocator=True)), or CuPy's own pool put back",
+        "(rmm.reinitialize(pool_allocator=True)), CuPy's own pool put back, "
+        "or cuML not imported at all (gpuml's sections only)",
     )
     args = parser.parse_args()
-    import cuml
     import cupy
+
+    if args.allocator == "no-cuml":
+        for name in args.sections.split(","):
+            SECTIONS[name]()
+        return
+    import cuml
 
     if args.allocator == "rmm-pool":
         import rmm

@@ -13,6 +13,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from gpuml._array import namespace_of, to_family_attribute, to_namespace
+from gpuml._backend import is_cudf_strings
 
 
 class DeviceCacheMixin:
@@ -72,14 +73,18 @@ def move_fitted_to_family(estimator, family: str) -> None:
             setattr(estimator, name, to_family_attribute(value, family))
 
 
-def accepts_device_input(estimator) -> bool:
+def accepts_device_input(estimator, X=None) -> bool:
     """Whether ``estimator`` can be fed data held by the compute namespace.
 
     True for gpuml estimators (which compute where the device policy says
     and accept any family) and for Pipelines made only of them (``None`` and
     ``"passthrough"`` steps aside). scikit-learn's own estimators and any
-    other object get host data.
+    other object get host data. With ``X`` a cuDF string Series (documents
+    on the device), also True for gpuml's text vectorizers, which read it
+    there, and for Pipelines of gpuml estimators that start with one.
     """
+    if X is not None and is_cudf_strings(X):
+        return _reads_device_documents(estimator)
     steps = getattr(estimator, "steps", None)
     if isinstance(steps, list):
         return all(
@@ -87,6 +92,27 @@ def accepts_device_input(estimator) -> bool:
             for _, step in steps
         )
     return isinstance(estimator, DeviceCacheMixin)
+
+
+def _reads_device_documents(estimator) -> bool:
+    """Whether ``estimator`` reads a cuDF string Series on the device (see
+    :func:`accepts_device_input`)."""
+    from gpuml.feature_extraction.text import (
+        CountVectorizer,
+        HashingVectorizer,
+        TfidfVectorizer,
+    )
+
+    steps = getattr(estimator, "steps", None)
+    if not isinstance(steps, list):
+        vectorizers = (CountVectorizer, HashingVectorizer, TfidfVectorizer)
+        return isinstance(estimator, vectorizers)
+    active = [step for _, step in steps if step is not None and step != "passthrough"]
+    return (
+        bool(active)
+        and _reads_device_documents(active[0])
+        and all(accepts_device_input(step) for step in active[1:])
+    )
 
 
 class BatchUnsupported(Exception):

@@ -336,7 +336,7 @@ def _payload_values(client, estimator, data, token, config):
 
     arrays = named(data)
     device: dict = {}
-    if data.xp is not np and accepts_device_input(estimator):
+    if data.xp is not np and accepts_device_input(estimator, data.X):
         device = _ipc.share(named(data.view(True)))
         if device and not _ipc.usable(client, list(device.values()), config):
             device = {}

@@ -37,7 +37,7 @@ def wants_workers(n_jobs) -> bool:
     return effective_n_jobs(n_jobs) > 1
 
 
-def host_units(estimator, units: list, xp) -> tuple[list, list]:
+def host_units(estimator, units: list, data) -> tuple[list, list]:
     """``(kept, spread)``: units for the calling process, and units of host
     work for the workers, each of those split into one unit per candidate
     when it is a group fitted one by one (as scikit-learn's tasks are)."""
@@ -47,7 +47,9 @@ def host_units(estimator, units: list, xp) -> tuple[list, list]:
         configured = [
             clone(estimator).set_params(**clone(g.fixed, safe=False)) for g in groups
         ]
-        on_host = xp is np or not all(accepts_device_input(c) for c in configured)
+        on_host = data.xp is np or not all(
+            accepts_device_input(c, data.X) for c in configured
+        )
         if not on_host or any(g.batched for g in groups):
             kept.append(unit)
         elif pipeline is None:

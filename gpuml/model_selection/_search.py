@@ -170,7 +170,7 @@ def evaluate(
     table: dict = {}
     spread: list = []
     if client is None and _parallel.wants_workers(n_jobs):
-        units, spread = _parallel.host_units(estimator, units, data.xp)
+        units, spread = _parallel.host_units(estimator, units, data)
     pairs = [
         (index, split)
         for _, unit_groups in ([] if client is None else units) + spread
@@ -499,7 +499,7 @@ class _DeviceSearchMixin:
         """
         best = clone(base_estimator).set_params(**clone(self.best_params_, safe=False))
         named = hasattr(data.X, "columns")
-        on_compute = accepts_device_input(best) and not named
+        on_compute = accepts_device_input(best, data.X) and not named
         as_given = named and data.family == DEVICE and accepts_device_input(best)
         view = data.view(on_compute or as_given)
         X_fit = data.X if as_given else view.X

@@ -191,7 +191,7 @@ def evaluate_unit(
         if is_pipeline(estimator)
         else [estimator]
     )
-    view = data.view(all(accepts_device_input(c) for c in configured))
+    view = data.view(all(accepts_device_input(c, data.X) for c in configured))
     if pipeline is None:
         for group in groups:
             evaluate_group(
@@ -579,7 +579,8 @@ def _rowwise_stateless(step) -> bool:
 class _Lead:
     """The leading row-wise stateless steps of a Pipeline's prefix, fitted,
     their ``output`` on every row, and ``y`` on the device when that output
-    was moved there from a host view (else None)."""
+    is there (moved from a host view, or computed from a compute view's
+    documents; else None): the refit then fits the later steps on it."""
 
     steps: list
     output: object
@@ -618,7 +619,10 @@ def _lead_output(pipeline, prefix_params: dict, view) -> _Lead | None:
             Xt = upload(Xt, xp)
     except Exception:
         return None
-    y = upload(view.y, xp) if moved else None
+    if moved:
+        y = upload(view.y, xp)
+    else:  # a compute view's labels (documents read on the device)
+        y = view.y if xp is not np else None
     if y is not None and namespace_of(y) is np:  # labels that stay on the host
         y = None
     view.leads[key] = _Lead(steps, Xt, y)

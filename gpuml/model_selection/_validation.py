@@ -786,7 +786,7 @@ def permutation_test_score(
     random_state = check_random_state(random_state)
     xp = compute_namespace()
     # X travels once: every permutation shares the view that holds it.
-    view = _search_data(X, y, routed).view(accepts_device_input(estimator))
+    view = _search_data(X, y, routed).view(accepts_device_input(estimator, X))
     groups_host = download(groups)
     n_samples = num_samples(X)
 
@@ -887,7 +887,7 @@ def cross_val_predict(
     xp = compute_namespace()
     y_host = download(y)
     encode = method in _ENCODED and y is not None
-    on_device = accepts_device_input(estimator) and not (
+    on_device = accepts_device_input(estimator, X) and not (
         xp is np and _parallel.wants_workers(n_jobs)
     )
     if not on_device or (encode and np.ndim(y_host) != 1):
