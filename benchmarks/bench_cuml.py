@@ -101,6 +101,11 @@ def umap_section():
         )
 
 
+# The first-use issue's grids: W1 (Ridge) and W2 (LogisticRegression)
+W1_GRID = {"alpha": np.logspace(-3, 2, 20).tolist()}
+W2_GRID = {"C": np.logspace(-3, 2, 8).tolist()}
+
+
 def linear_data(n, p, binary):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((n, p), dtype=np.float32)
@@ -264,10 +269,9 @@ def engine_section():
         engine_=lambda m: m.engine_,
         coef_0=lambda m: float(to_numpy(m.coef_).ravel()[0]),
     )
-    grid = {"alpha": np.logspace(-3, 2, 20).tolist()}
     compare(
         "W1 search, 20 alphas x 5 folds",
-        lambda engine: GridSearchCV(Ridge(engine=engine), grid, cv=5),
+        lambda engine: GridSearchCV(Ridge(engine=engine), W1_GRID, cv=5),
         lambda search: search.fit(X, y),
         1,
         best=lambda s: s.best_params_,
@@ -281,10 +285,9 @@ def engine_section():
         engine_=lambda m: m.engine_,
         accuracy=lambda m: float((to_numpy(m.predict(X)) == y).mean()),
     )
-    grid = {"C": np.logspace(-3, 2, 8).tolist()}
     compare(
         "W2 search, 8 Cs x 5 folds",
-        lambda engine: GridSearchCV(LogisticRegression(engine=engine), grid, cv=5),
+        lambda engine: GridSearchCV(LogisticRegression(engine=engine), W2_GRID, cv=5),
         lambda search: search.fit(X, y),
         1,
         best=lambda s: s.best_params_,
@@ -342,12 +345,10 @@ def allocator_section():
         emit(section="allocator", what=what, seconds=seconds, **extra)
 
     X, y = linear_data(400_000, 256, False)
-    grid = {"alpha": np.logspace(-3, 2, 20).tolist()}
-    search = GridSearchCV(Ridge(engine="gpuml"), grid, cv=5)
+    search = GridSearchCV(Ridge(engine="gpuml"), W1_GRID, cv=5)
     row("W1 search, 20 alphas x 5 folds", timed(partial(search.fit, X, y), 3)[0])
     X, y = linear_data(400_000, 128, True)
-    grid = {"C": np.logspace(-3, 2, 8).tolist()}
-    search = GridSearchCV(LogisticRegression(engine="gpuml"), grid, cv=5)
+    search = GridSearchCV(LogisticRegression(engine="gpuml"), W2_GRID, cv=5)
     row("W2 search, 8 Cs x 5 folds", timed(partial(search.fit, X, y), 3)[0])
     X, _ = dataset("classification", 300_000)
     model = NearestNeighbors(n_neighbors=15, engine="gpuml").fit(X)
