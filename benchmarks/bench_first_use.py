@@ -227,6 +227,15 @@ def _spawn(name, sizes, cache, warmup_first=False, floor=False) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _median(reports: list[dict], key: str) -> float:
+    return float(np.median([report[key] for report in reports]))
+
+
+def _listed(reports: list[dict], key: str) -> str:
+    """The children's ``key`` values, in the order they ran."""
+    return ", ".join(f"{report[key]:.3f}" for report in reports)
+
+
 def run(quick: bool, repeat: int = 1) -> list[dict]:
     n = N_ROWS // 10 if quick else N_ROWS
     rows = []
@@ -263,11 +272,10 @@ def run(quick: bool, repeat: int = 1) -> list[dict]:
                 workload,
                 "gpuml (GPU)",
                 "fresh process, warm cache",
-                float(np.median([w["first_s"] for w in warms])),
-                "median of 3 processes ("
-                + ", ".join(f"{w['first_s']:.3f}" for w in warms)
-                + f"); {sum(w['compiled'] for w in warms)} compiles; "
-                + f"start-up {warm_start:.2f} s",
+                _median(warms, "first_s"),
+                f"median of 3 processes ({_listed(warms, 'first_s')}); "
+                f"{sum(w['compiled'] for w in warms)} compiles; "
+                f"start-up {warm_start:.2f} s",
             ),
             row(workload, "gpuml (GPU)", "same process, again", warm["again_s"], ""),
             row(
@@ -289,14 +297,11 @@ def run(quick: bool, repeat: int = 1) -> list[dict]:
                 workload,
                 "CuPy alone",
                 "floor: copy and library calls, fresh process, warm cache",
-                float(np.median([f["first_s"] for f in floors])),
-                "median of 3 processes ("
-                + ", ".join(f"{f['first_s']:.3f}" for f in floors)
-                + "; of which the copy "
-                + ", ".join(f"{f['copy_s']:.3f}" for f in floors)
-                + f"); again in process {floors[0]['again_s']:.3f} s "
-                + f"(copy {floors[0]['copy_again_s']:.3f}); "
-                + f"{sum(f['compiled'] for f in floors)} compiles",
+                _median(floors, "first_s"),
+                f"median of 3 processes ({_listed(floors, 'first_s')}; of which "
+                f"the copy {_listed(floors, 'copy_s')}); again in process "
+                f"{floors[0]['again_s']:.3f} s (copy {floors[0]['copy_again_s']:.3f}); "
+                f"{sum(f['compiled'] for f in floors)} compiles",
             ),
         ]
     return rows

@@ -463,15 +463,11 @@ __global__ void hash_char_wb_ngrams(const C* text, long long n, int lower,
     FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
         if (positions[i + 1] == positions[i])
             continue;
-        long long padded = nonspace_end(text, n, starts, i, t) - i + 2;
-        long long slot = positions[i];
-        for_each_wb_window(padded, min_n, max_n, [&](long long s, long long stop) {
-            Murmur m;
-            m.init();
-            feed_wb_window(m, text, i, padded, s, stop, lower);
-            keys[slot++] = hashed_key(m.finish(), doc, n_features, alternate_sign);
-            return true;
-        });
+        for_each_wb_ngram<Murmur>(text, n, starts, t, i, positions[i], min_n, max_n, lower,
+                                  [&](Murmur& m, long long slot) {
+                                      keys[slot] = hashed_key(m.finish(), doc, n_features,
+                                                              alternate_sign);
+                                  });
     }
 }
 

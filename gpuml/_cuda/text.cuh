@@ -257,3 +257,23 @@ __device__ __forceinline__ long long nonspace_end(const C* text, long long n,
         j++;
     return j;
 }
+
+// Each char_wb n-gram of the word that starts at i (slots from `slot` on, in
+// for_each_wb_window's order), its characters fed to a fresh hash H, handed
+// to sink(h, slot).
+template <typename H, typename C, typename Sink>
+__device__ __forceinline__ void for_each_wb_ngram(const C* text, long long n,
+                                                  const unsigned char* starts,
+                                                  const Tables& t, long long i,
+                                                  long long slot, int min_n, int max_n,
+                                                  int lower, Sink sink)
+{
+    long long padded = nonspace_end(text, n, starts, i, t) - i + 2;
+    for_each_wb_window(padded, min_n, max_n, [&](long long s, long long stop) {
+        H h;
+        h.init();
+        feed_wb_window(h, text, i, padded, s, stop, lower);
+        sink(h, slot++);
+        return true;
+    });
+}

@@ -119,6 +119,27 @@ struct NgramSlots {
             doc_of[slot] = doc;
         }
     }
+
+    // The n-grams of 1 .. max_n items from `item` of document `doc` (whose
+    // items are bounds[doc] .. bounds[doc + 1] - 1), one fingerprint grown
+    // item by item: feed(f, j) adds item `item + j`, and each size from
+    // min_n on is stored by store_size.
+    template <typename Feed>
+    __device__ void store_sizes(long long item, long long doc, const long long* bounds,
+                                int min_n, int max_n, Feed feed)
+    {
+        long long first = bounds[doc];
+        long long count = bounds[doc + 1] - first;
+        long long available = bounds[doc + 1] - item;
+        int n_sizes = max_n - min_n + 1;
+        Fingerprint f;
+        f.init();
+        for (int j = 0; j < max_n; j++) {
+            if (j < available)
+                feed(f, j);
+            store_size(f, j, available, min_n, n_sizes, item, first, count, doc);
+        }
+    }
 };
 
 // The word n-grams of hash_word_ngrams (same slots), fingerprinted, with
@@ -135,22 +156,13 @@ __global__ void fingerprint_word_ngrams(const C* text, int lower,
                                         long long* doc_of)
 {
     NgramSlots out{fp1, fp2, rank, doc_of};
-    int n_sizes = max_n - min_n + 1;
     FOR_ITEMS_WITH_DOC(k, n_tokens, doc, doc_tokens, n_docs) {
-        long long first = doc_tokens[doc];
-        long long count = doc_tokens[doc + 1] - first;
-        long long available = doc_tokens[doc + 1] - k;
-        Fingerprint f;
-        f.init();
-        for (int j = 0; j < max_n; j++) {
-            if (j < available) {
-                if (j)
-                    f.byte(' ');
-                for (long long p = token_start[k + j]; p < token_end[k + j]; p++)
-                    f.code_point(lower_ascii(text[p], lower));
-            }
-            out.store_size(f, j, available, min_n, n_sizes, k, first, count, doc);
-        }
+        out.store_sizes(k, doc, doc_tokens, min_n, max_n, [&](Fingerprint& f, int j) {
+            if (j)
+                f.byte(' ');
+            for (long long p = token_start[k + j]; p < token_end[k + j]; p++)
+                f.code_point(lower_ascii(text[p], lower));
+        });
     }
 }
 
@@ -182,18 +194,10 @@ __global__ void fingerprint_char_ngrams(const C* text, long long n, int lower,
                                         long long* doc_of)
 {
     NgramSlots out{fp1, fp2, rank, doc_of};
-    int n_sizes = max_n - min_n + 1;
     FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
-        long long first = offsets[doc];
-        long long count = offsets[doc + 1] - first;
-        long long available = offsets[doc + 1] - i;
-        Fingerprint f;
-        f.init();
-        for (int j = 0; j < max_n; j++) {
-            if (j < available)
-                f.code_point(lower_ascii(text[i + j], lower));
-            out.store_size(f, j, available, min_n, n_sizes, i, first, count, doc);
-        }
+        out.store_sizes(i, doc, offsets, min_n, max_n, [&](Fingerprint& f, int j) {
+            f.code_point(lower_ascii(text[i + j], lower));
+        });
     }
 }
 
@@ -214,16 +218,10 @@ __global__ void fingerprint_char_wb_ngrams(const C* text, long long n, int lower
     FOR_ITEMS_WITH_DOC(i, n, doc, offsets, n_docs) {
         if (positions[i + 1] == positions[i])
             continue;
-        long long padded = nonspace_end(text, n, starts, i, t) - i + 2;
-        long long slot = positions[i];
-        for_each_wb_window(padded, min_n, max_n, [&](long long s, long long stop) {
-            Fingerprint f;
-            f.init();
-            feed_wb_window(f, text, i, padded, s, stop, lower);
-            out.store(f, slot, slot, doc);
-            slot++;
-            return true;
-        });
+        for_each_wb_ngram<Fingerprint>(text, n, starts, t, i, positions[i], min_n, max_n,
+                                       lower, [&](Fingerprint& f, long long slot) {
+                                           out.store(f, slot, slot, doc);
+                                       });
     }
 }
 
