@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one script for the GPU machine (see docs/development.md). From the repo
 # root, with .gpu carried along:
-#   source .gpu/env.sh && bash benchmarks/device.sh [tests] [bench NAME...]
+#   source .gpu/env.sh && bash benchmarks/device.sh [tests|tests-split] [bench NAME...]
+# tests-split needs two GPUs (nvidia-h100-x2): half the suite on each.
 # Logs go to $OUT (the device tool brings them back) or /tmp/gpuml-out.
 set -uo pipefail
 out=${OUT:-/tmp/gpuml-out}
@@ -15,10 +16,25 @@ while [[ $# -gt 0 ]]; do
       python3 -m pytest -q -p no:cacheprovider tests 2>&1 | tee "$out/pytest.log" | tail -60
       status=$(( status | PIPESTATUS[0] ))
       ;;
+    tests-split)
+      # Two GPUs: two pytest processes, one per GPU, each over half the suite.
+      shift
+      half_a=(tests/model_selection tests/manifold tests/neighbors tests/test_*.py)
+      half_b=(tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing)
+      CUDA_VISIBLE_DEVICES=0 python3 -m pytest -q -p no:cacheprovider "${half_a[@]}" \
+        >"$out/pytest-a.log" 2>&1 &
+      pid_a=$!
+      CUDA_VISIBLE_DEVICES=1 python3 -m pytest -q -p no:cacheprovider "${half_b[@]}" \
+        >"$out/pytest-b.log" 2>&1
+      status=$(( status | $? ))
+      wait $pid_a
+      status=$(( status | $? ))
+      tail -25 "$out/pytest-a.log" "$out/pytest-b.log"
+      ;;
     bench)
       shift
       names=()
-      while [[ $# -gt 0 && $1 != tests ]]; do names+=("$1"); shift; done
+      while [[ $# -gt 0 && $1 != tests* ]]; do names+=("$1"); shift; done
       python3 -m benchmarks.run "${names[@]}" 2>&1 | tee "$out/bench.log"
       status=$(( status | PIPESTATUS[0] ))
       ;;
