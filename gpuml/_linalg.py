@@ -16,14 +16,19 @@ import scipy.sparse as sp
 from gpuml._backend import import_cupyx
 
 
-def cho_solve(A, B, xp: ModuleType):
+def cho_solve(A, B, xp: ModuleType, *, check_pivots: bool = True):
     """Solve ``A X = B`` for symmetric positive definite ``A`` by Cholesky.
 
     Raises ``numpy.linalg.LinAlgError`` when ``A`` is not numerically
     positive definite (on both backends, by the same test), so that callers
     can fall back to a solver that handles singular systems: either the
-    factorisation fails, or a pivot is so small relative to the largest that
-    the solution would be dominated by rounding.
+    factorisation fails or gives a non-finite pivot, or (with
+    ``check_pivots``) a pivot is so small relative to the largest that the
+    solution would be dominated by rounding. A caller whose ``A`` is
+    positive definite by construction (a ridge system with a positive
+    penalty) passes ``check_pivots=False``: the test is then made on the
+    pivots of the diagonally scaled matrix, so that an ill-conditioned but
+    graded system is solved as LAPACK's Cholesky solves it.
     """
     if xp is np:
         L = scipy.linalg.cholesky(A, lower=True, check_finite=False)
@@ -34,7 +39,15 @@ def cho_solve(A, B, xp: ModuleType):
             L = xp.linalg.cholesky(A)
     pivots = xp.abs(xp.diagonal(L))
     tiny = A.shape[0] * np.finfo(A.dtype).eps
-    usable = (pivots.min() ** 2 > tiny * pivots.max() ** 2) & xp.isfinite(pivots).all()
+    usable = xp.isfinite(pivots).all() & (pivots.min() > 0)
+    if check_pivots:
+        usable &= pivots.min() ** 2 > tiny * pivots.max() ** 2
+    else:
+        # Scale-free: the pivots of D^-1/2 A D^-1/2 (D = diag(A)). A graded
+        # system (one huge feature) passes; one whose rows other than a
+        # dominant one were lost to rounding (an extreme weight) does not.
+        # (rounding leaves scaled pivots of a few eps: a margin of 1e3)
+        usable &= (pivots**2 / xp.abs(xp.diagonal(A))).min() > 1e3 * tiny
     if not bool(usable):
         raise np.linalg.LinAlgError("matrix is singular to working precision")
     Z = solve_triangular(L, B, lower=True)

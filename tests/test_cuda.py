@@ -219,20 +219,26 @@ def test_device_gram_statistics_match_numpy(rng, monkeypatch, weighted, subset):
     # Small chunks and blocks, so that rows span several chunks and the
     # last chunk is padded with zero rows.
     cp = pytest.importorskip("cupy")
-    from gpuml.linear_model import _ridge_batch
+    from gpuml.linear_model import _ridge_moments
 
-    monkeypatch.setattr(_ridge_batch, "_CHUNK_ELEMENTS", 700)
-    monkeypatch.setattr(_ridge_batch, "_GRAM_BLOCK_ROWS", 16)
+    monkeypatch.setattr(_ridge_moments, "_CHUNK_ELEMENTS", 700)
+    monkeypatch.setattr(_ridge_moments, "_GRAM_BLOCK_ROWS", 16)
     X = rng.normal(size=(301, 6))
     Y = rng.normal(size=(301, 2))
     w = rng.uniform(0.5, 2.0, size=301) if weighted else None
     rows = np.sort(rng.choice(301, size=123, replace=False)) if subset else None
-    host = _ridge_batch._GramDowndater(X, Y, w, True, np)
-    device = _ridge_batch._DeviceGramDowndater(
-        cp.asarray(X), cp.asarray(Y), None if w is None else cp.asarray(w), True, cp
+    folds = [None if rows is None else rows]
+    host = _ridge_moments._RidgeMoments(X, Y, w, True, np, folds)
+    device = _ridge_moments._DeviceRidgeMoments(
+        cp.asarray(X),
+        cp.asarray(Y),
+        None if w is None else cp.asarray(w),
+        True,
+        cp,
+        [None if rows is None else cp.asarray(rows)],
     )
-    got = device._statistics(None if rows is None else cp.asarray(rows))
-    expected = host._statistics(rows)
+    got = device.system(0)
+    expected = host.system(0)
     for a, b in zip(got, expected, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
 

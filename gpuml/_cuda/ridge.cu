@@ -41,13 +41,14 @@ __global__ void moments_mean(const double* totals, long long p, T* mean)
 
 // One chunk of Ridge's augmented design, Z = [X - sx, Y - sy, 1] (rows x
 // (p + t + 1)), from the rows `rows` (or lo, lo+1, ... when rows is null);
-// with weights w, also Zw = w * Z. Rows count .. padded - 1 are zeros (the
-// chunk is padded to whole blocks of rows; a zero row adds nothing). A
-// block per row (grid-stride), its threads along the row: no division.
+// `shift` = [sx, sy] (p + t values; null: no shift); with weights w, also
+// Zw = w * Z. Rows count .. padded - 1 are zeros (the chunk is padded to
+// whole blocks of rows; a zero row adds nothing). A block per row
+// (grid-stride), its threads along the row: no division.
 template <typename T>
 __global__ void ridge_design(const T* X, const T* Y, const long long* rows,
                              long long lo, long long count, long long padded,
-                             long long p, long long t, const T* sx, const T* sy,
+                             long long p, long long t, const T* shift,
                              const T* w, T* Z, T* Zw)
 {
     const long long width = p + t + 1;
@@ -67,9 +68,10 @@ __global__ void ridge_design(const T* X, const T* Y, const long long* rows,
         const T weight = w ? w[row] : (T)1;
         for (long long j = threadIdx.x; j < width; j += blockDim.x) {
             T value;
-            if (j < p) value = x[j] - sx[j];
-            else if (j < p + t) value = y[j - p] - sy[j - p];
+            if (j < p) value = x[j];
+            else if (j < p + t) value = y[j - p];
             else value = (T)1;
+            if (shift && j < p + t) value -= shift[j];
             z[j] = value;
             if (w) zw[j] = value * weight;
         }

@@ -16,7 +16,6 @@ alphas of a fold at the cost of one.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from numbers import Integral, Real
 from types import ModuleType
 
@@ -37,148 +36,38 @@ from gpuml._array import (
     to_output,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
-from gpuml._linalg import block_cg, cho_solve, eigh, sparse_gram, thin_svd
-from gpuml._reductions import column_mean
+from gpuml._linalg import block_cg, thin_svd
 from gpuml._sklearn_compat import Interval, StrOptions, validate_estimator_params
 from gpuml._validation import (
     FLOAT_DTYPES,
+    NUMERIC_FLOAT,
     check_array,
     check_sample_weight,
     check_X_y,
     validate_data,
 )
 from gpuml.base import BatchUnsupported, DeviceCacheMixin
+from gpuml.linear_model._ridge_batch import fit_batch
+from gpuml.linear_model._ridge_moments import _HOST_SOLVE_MAX, _DeviceRidgeMoments
+from gpuml.linear_model._ridge_problem import (
+    _ACCEPT_SPARSE,
+    NON_FINITE_SYSTEM,
+    _check_alpha,
+    _dense_targets,
+    _eigh_solve,
+    _make_problem,
+    _path_from_problem,
+    _RidgeProblem,
+    _shifted_solve,
+    check_finite_system,
+    has_negative,
+)
 from gpuml.metrics._regression import r2_score
-
-_ACCEPT_SPARSE = ("csr", "csc", "coo")
-
-
-@dataclass
-class _RidgeProblem:
-    """``min_w ||Xs w - ys||² + alpha ||w||²`` with centred, weighted data.
-
-    Dense ``X`` is stored already centred and scaled by ``sqrt(sample_weight)``.
-    Sparse ``X`` is stored raw; :meth:`matvec`, :meth:`rmatvec` and
-    :meth:`gram` apply the centring and weighting implicitly.
-    """
-
-    X: object
-    y: object  # (n_samples, n_targets), centred and weighted
-    X_offset: object  # (n_features,)
-    y_offset: object  # (n_targets,)
-    sqrt_sw: object  # (n_samples,) or None
-    xp: ModuleType
-
-    @property
-    def sparse(self) -> bool:
-        return is_sparse(self.X)
-
-    def matvec(self, V):
-        """``Xs @ V`` for ``V`` of shape (n_features, k)."""
-        if not self.sparse:
-            return self.X @ V
-        out = self.X @ V - (self.X_offset @ V)[None, :]
-        return out if self.sqrt_sw is None else out * self.sqrt_sw[:, None]
-
-    def rmatvec(self, U):
-        """``Xs.T @ U`` for ``U`` of shape (n_samples, k)."""
-        if not self.sparse:
-            return self.X.T @ U
-        if self.sqrt_sw is not None:
-            U = U * self.sqrt_sw[:, None]
-        return self.X.T @ U - self.X_offset[:, None] * U.sum(axis=0)[None, :]
-
-    def gram(self):
-        """Dense ``Xs.T @ Xs`` of shape (n_features, n_features)."""
-        xp = self.xp
-        if not self.sparse:
-            return self.X.T @ self.X  # one GEMM; cuBLAS splits the long axis
-        weights = None if self.sqrt_sw is None else self.sqrt_sw**2
-        total = self.X.shape[0] if weights is None else weights.sum()
-        return sparse_gram(self.X, weights, xp) - total * xp.outer(
-            self.X_offset, self.X_offset
-        )
-
-    def use_kernel(self) -> bool:
-        """Solve in the n_samples-sized dual when that system is smaller."""
-        n_samples, n_features = self.X.shape
-        return not self.sparse and n_features > n_samples
-
-
-def _make_problem(
-    X, y, sample_weight, *, fit_intercept: bool, overwrite_X: bool, xp: ModuleType
-) -> _RidgeProblem:
-    """Centre (weighted means) and weight the data, as scikit-learn does."""
-    y = y.reshape(-1, 1) if y.ndim == 1 else y
-    n_samples, n_features = X.shape
-    sparse = is_sparse(X)
-    if fit_intercept:
-        if sparse:
-            weights = (
-                xp.ones(n_samples, dtype=X.dtype)
-                if sample_weight is None
-                else sample_weight
-            )
-            X_offset = (X.T @ weights) / weights.sum()
-        else:
-            X_offset = column_mean(X, sample_weight, xp=xp)
-        y_offset = column_mean(y, sample_weight, xp=xp)
-    else:
-        X_offset = xp.zeros(n_features, dtype=X.dtype)
-        y_offset = xp.zeros(y.shape[1], dtype=X.dtype)
-    sqrt_sw = None if sample_weight is None else xp.sqrt(sample_weight)
-    y = y - y_offset
-    if sqrt_sw is not None:
-        y *= sqrt_sw[:, None]
-    if not sparse and (fit_intercept or sqrt_sw is not None):
-        if not overwrite_X:
-            X = X.copy()
-        if fit_intercept:
-            X -= X_offset
-        if sqrt_sw is not None:
-            X *= sqrt_sw[:, None]
-    return _RidgeProblem(X, y, X_offset, y_offset, sqrt_sw, xp)
-
-
-def _add_to_diagonal(A, value, xp: ModuleType):
-    idx = xp.arange(A.shape[0])
-    A[idx, idx] += value
-    return A
-
-
-def _shifted_solve(A, B, alpha, xp: ModuleType):
-    """Solve ``(A + alpha_j I) x_j = b_j`` by Cholesky; one factorisation per alpha."""
-    alpha_host = to_host(alpha)
-    if np.all(alpha_host == alpha_host[0]):
-        return cho_solve(_add_to_diagonal(A.copy(), alpha[0], xp), B, xp)
-    columns = [
-        cho_solve(_add_to_diagonal(A.copy(), alpha[j], xp), B[:, j : j + 1], xp)
-        for j in range(B.shape[1])
-    ]
-    return xp.concatenate(columns, axis=1)
-
-
-def _eigh_solve(A, B, alphas, xp: ModuleType):
-    """``(A + alpha I)^+ B`` for every alpha, from one eigendecomposition of A.
-
-    ``alphas`` has shape (n_alphas, n_targets) (or broadcastable); returns
-    (n_alphas, n, n_targets). Directions whose shifted eigenvalue vanishes
-    get zero weight: the minimum-norm solution, as with an SVD.
-    """
-    evals, evecs = eigh(A, xp)
-    evals = xp.maximum(evals, 0)  # a PSD matrix; clip rounding below zero
-    projected = evecs.T @ B  # (n, n_targets)
-    shifted = evals[None, :, None] + alphas[:, None, :]
-    cutoff = evals.max() * A.shape[0] * np.finfo(A.dtype).eps
-    inverse = xp.where(shifted > cutoff, 1 / xp.where(shifted > cutoff, shifted, 1), 0)
-    return evecs[None] @ (inverse * projected[None])
 
 
 def _device_gram_fit(X, solver: str, xp: ModuleType) -> bool:
     """Whether a fit takes the GPU's Gram path: dense, tall data whose
     (small) system the host solves, with the cholesky solver."""
-    from gpuml.linear_model._ridge_batch import _HOST_SOLVE_MAX
-
     if xp is np or solver != "cholesky" or is_sparse(X):
         return False
     n_samples, n_features = X.shape
@@ -186,23 +75,25 @@ def _device_gram_fit(X, solver: str, xp: ModuleType) -> bool:
 
 
 def _fit_from_device_gram(X, y, sample_weight, alpha, fit_intercept, xp):
-    """``(coef (t, p), intercept (t,))`` of a cholesky fit on the GPU.
+    """``(coef (t, p), intercept (t,))`` of a cholesky fit on the GPU, or
+    None when a positive definite system cannot be factorised.
 
     The statistics come from one pass of gpuml's kernels and cuBLAS over
-    ``X`` (see ``_DeviceGramDowndater``; ``X`` is neither copied nor
+    ``X`` (see ``_DeviceRidgeMoments``; ``X`` is neither copied nor
     centred in place); the small system is solved on the host in float64,
     by Cholesky, with the minimum-norm solution when it is singular, as
-    :func:`_solve_cholesky` does.
+    :func:`_solve_cholesky` does. Raises scikit-learn's ``ValueError`` when
+    the system overflows.
     """
-    from gpuml.linear_model._ridge_batch import _DeviceGramDowndater
-
     Y = y.reshape(-1, 1) if y.ndim == 1 else y
-    stats = _DeviceGramDowndater(X, Y, sample_weight, fit_intercept, xp)
-    A, B, X_offset, y_offset = stats.system(None)
+    moments = _DeviceRidgeMoments(X, Y, sample_weight, fit_intercept, xp, [None])
+    A, B, X_offset, y_offset = moments.system(None)
     host_alpha = np.asarray(to_host(alpha), dtype=np.float64)
     try:
         coef = _shifted_solve(A, B, host_alpha, np)
     except np.linalg.LinAlgError:
+        if _all_positive(host_alpha):
+            return None  # the general path, with scikit-learn's SVD fallback
         coef = _eigh_solve(A, B, host_alpha[None, :], np)[0]
     coef = coef.T  # (t, p)
     intercept = y_offset - coef @ X_offset
@@ -215,8 +106,11 @@ def _fit_from_device_gram(X, y, sample_weight, alpha, fit_intercept, xp):
 
 
 def _solve_cholesky(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
+    # scikit-learn's solve checks that its system is finite: an overflow
+    # while centring, weighting or forming the Gram matrix raises.
     if problem.use_kernel():
         K = problem.X @ problem.X.T
+        check_finite_system(K, problem.y, xp=xp)
         try:
             dual = _shifted_solve(K, problem.y, alpha, xp)
         except np.linalg.LinAlgError:
@@ -224,12 +118,21 @@ def _solve_cholesky(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
         return problem.rmatvec(dual).T, None
     A = problem.gram()
     B = problem.rmatvec(problem.y)
+    check_finite_system(A, B, xp=xp)
     try:
         coef = _shifted_solve(A, B, alpha, xp)
     except np.linalg.LinAlgError:
+        if not problem.sparse and _all_positive(alpha):
+            # Positive definite, yet too ill-conditioned to factorise (an
+            # extreme weight or value): scikit-learn's SVD fallback.
+            return _solve_svd(problem, alpha, max_iter=max_iter, tol=tol, xp=xp)
         # Singular (alpha == 0 and rank-deficient X): minimum-norm solution.
         coef = _eigh_solve(A, B, alpha[None, :], xp)[0]
     return coef.T, None
+
+
+def _all_positive(alpha) -> bool:
+    return bool(np.all(np.asarray(to_host(alpha)) > 0))
 
 
 def _solve_svd(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
@@ -257,6 +160,9 @@ def _solve_sparse_cg(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
 
         rhs = problem.rmatvec(problem.y)
     max_iter = 10 * n_system if max_iter is None else max_iter
+    # An overflowing right-hand side would stop the iterations at once, at
+    # zero coefficients (scikit-learn's sparse_cg gives NaN): raise instead.
+    check_finite_system((rhs * rhs).sum(axis=0), xp=xp)
     solution, n_iter, converged = block_cg(
         apply, rhs, tol=tol, max_iter=max_iter, xp=xp
     )
@@ -277,6 +183,18 @@ _SOLVERS = {
 }
 
 
+def _raise_negative_weights(solver: str):
+    """Raise what scikit-learn's Ridge raises for negative sample weights:
+    their square roots are NaN, which its cholesky solver's finiteness check
+    and its SVD refuse (its sparse_cg returns NaN coefficients; gpuml
+    raises there too, naming the cause)."""
+    if solver == "svd":
+        raise np.linalg.LinAlgError("SVD did not converge")
+    if solver == "cholesky":
+        raise ValueError(NON_FINITE_SYSTEM)
+    raise ValueError("Negative values in data passed to `sample_weight`")
+
+
 def _resolve_solver(solver: str, *, sparse: bool, fit_intercept: bool) -> str:
     """The one place where ``solver="auto"`` is decided, and where a solver
     is refused for sparse data (scikit-learn's error types)."""
@@ -293,28 +211,6 @@ def _resolve_solver(solver: str, *, sparse: bool, fit_intercept: bool) -> str:
             "solver to 'auto', 'cholesky' or 'sparse_cg'."
         )
     return solver
-
-
-def _dense_targets(y):
-    """Validated targets as a dense array of one or two dimensions."""
-    if is_sparse(y):
-        y = y.toarray()
-    if y.ndim > 2:
-        raise ValueError(f"Target y has the wrong shape {y.shape}")
-    return y
-
-
-def _check_alpha(alpha, n_targets: int, dtype, xp: ModuleType):
-    """Return the penalties as an ``xp`` array of shape (n_targets,)."""
-    values = np.asarray(to_host(alpha), dtype=np.float64).ravel()
-    if values.shape[0] not in (1, n_targets):
-        raise ValueError(
-            "Number of targets and number of penalties do not correspond: "
-            f"{values.shape[0]} != {n_targets}"
-        )
-    if np.any(values < 0) or not np.all(np.isfinite(values)):
-        raise ValueError(f"alpha must be non-negative and finite; got {alpha!r}.")
-    return xp.asarray(np.broadcast_to(values, (n_targets,)), dtype=dtype)
 
 
 class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
@@ -488,6 +384,8 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
         solver = _resolve_solver(
             self.solver, sparse=is_sparse(X), fit_intercept=self.fit_intercept
         )
+        if has_negative(sample_weight, xp):
+            _raise_negative_weights(solver)
         # Data copied across the bus is a fresh buffer and may be centred in
         # place. Device inputs wrapped without a copy (PyTorch, cuDF) are the
         # caller's memory, like any array already in the compute namespace.
@@ -505,40 +403,61 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
                 fit_intercept=self.fit_intercept,
                 may_mutate_X=transferred or not self.copy_X,
             )
-            self._set_fitted(coef, intercept, None, solver, y.ndim == 1, family, engine)
+            self._set_fitted(coef, intercept, None, solver, y.ndim, family, engine)
             return self
+        fitted = None
         if _device_gram_fit(X, solver, xp):
-            coef, intercept = _fit_from_device_gram(
-                X, y, sample_weight, alpha, self.fit_intercept, xp
-            )
-            self._set_fitted(coef, intercept, None, solver, y.ndim == 1, family, engine)
+            try:
+                fitted = _fit_from_device_gram(
+                    X, y, sample_weight, alpha, self.fit_intercept, xp
+                )
+            except ValueError:
+                # An overflow in the device's float64 sums of shifted rows:
+                # the general path below centres and weights as
+                # scikit-learn does, and raises exactly where it raises.
+                fitted = None
+        if fitted is not None:
+            coef, intercept = fitted
+            self._set_fitted(coef, intercept, None, solver, y.ndim, family, engine)
             return self
-        problem = _make_problem(
-            X,
-            y,
-            sample_weight,
-            fit_intercept=self.fit_intercept,
-            overwrite_X=transferred or not self.copy_X,
-            xp=xp,
-        )
-        coef, n_iter = _SOLVERS[solver](
-            problem, alpha, max_iter=self.max_iter, tol=self.tol, xp=xp
-        )
+        # Overflows while centring or forming the system are checked (and
+        # raise scikit-learn's error) rather than warned about.
+        with np.errstate(over="ignore", invalid="ignore"):
+            problem = _make_problem(
+                X,
+                y,
+                sample_weight,
+                fit_intercept=self.fit_intercept,
+                overwrite_X=transferred or not self.copy_X,
+                xp=xp,
+            )
+            coef, n_iter = _SOLVERS[solver](
+                problem, alpha, max_iter=self.max_iter, tol=self.tol, xp=xp
+            )
+        # An overflow inside the SVD or the conjugate gradients (scikit-learn
+        # returns NaN or partly zeroed coefficients with a warning): no NaN
+        # model is returned silently.
+        check_finite_system(coef, xp=xp)
         intercept = problem.y_offset - coef @ problem.X_offset
-        self._set_fitted(coef, intercept, n_iter, solver, y.ndim == 1, family, engine)
+        self._set_fitted(coef, intercept, n_iter, solver, y.ndim, family, engine)
         return self
 
-    def _set_fitted(
-        self, coef, intercept, n_iter, solver, single_target, family, engine
-    ):
+    def _set_fitted(self, coef, intercept, n_iter, solver, y_ndim, family, engine):
         self.engine_ = engine
-        if single_target:
+        if coef.shape[0] == 1:
+            # One target, from a 1-d y or (as scikit-learn 1.9 fits it) a
+            # column vector: coef_ of shape (n_features,), 1-d predictions.
             self.coef_ = to_family(coef[0], family)
             # scikit-learn's type: a NumPy scalar of X's dtype (a 0-d CuPy
-            # array for device input), and the float 0.0 without an intercept.
-            self.intercept_ = (
-                to_family(intercept, family)[0] if self.fit_intercept else 0.0
-            )
+            # array for device input) for a 1-d y, an array of shape (1,)
+            # for a column vector, and the float 0.0 without an intercept.
+            intercept = to_family(intercept, family)
+            if not self.fit_intercept:
+                self.intercept_ = 0.0
+            elif y_ndim == 1:
+                self.intercept_ = intercept[0]
+            else:
+                self.intercept_ = intercept
         else:
             self.coef_ = to_family(coef, family)
             self.intercept_ = to_family(intercept, family)
@@ -578,8 +497,6 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             One per fold; ``batch.predict(X)`` stacks the candidates'
             predictions on a leading axis. See ``_ridge_batch.py``.
         """
-        from gpuml.linear_model._ridge_batch import fit_batch
-
         validate_estimator_params(self)
         if self.positive:
             raise ValueError("gpuml's Ridge does not support positive=True.")
@@ -611,7 +528,7 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             xp=xp,
             reset=False,
             accept_sparse=_ACCEPT_SPARSE,
-            dtype=FLOAT_DTYPES,
+            dtype=NUMERIC_FLOAT,  # scikit-learn's predict refuses strings
         )
         coef = self._fitted("coef_", xp)
         intercept = self._fitted("intercept_", xp)
@@ -724,33 +641,13 @@ def ridge_path(X, y, alphas, *, sample_weight=None, fit_intercept=True):
         sample_weight = check_sample_weight(
             sample_weight, X.shape[0], xp=xp, dtype=X.dtype
         )
-    problem = _make_problem(
-        X, y, sample_weight, fit_intercept=fit_intercept, overwrite_X=False, xp=xp
-    )
-    coefs, intercepts = _path_from_problem(problem, alphas, xp)
+    if has_negative(sample_weight, xp):
+        raise ValueError(NON_FINITE_SYSTEM)  # as Ridge's cholesky solver
+    with np.errstate(over="ignore", invalid="ignore"):
+        problem = _make_problem(
+            X, y, sample_weight, fit_intercept=fit_intercept, overwrite_X=False, xp=xp
+        )
+        coefs, intercepts = _path_from_problem(problem, alphas, xp)
     if y.ndim == 1:
         coefs, intercepts = coefs[:, 0, :], intercepts[:, 0]
     return to_family(coefs, family), to_family(intercepts, family)
-
-
-def _path_from_problem(problem: _RidgeProblem, alphas, xp: ModuleType):
-    """(n_alphas, n_targets, n_features) coefficients and their intercepts.
-
-    ``alphas`` has shape (n_alphas,), or (n_alphas, n_targets) for one
-    penalty per target.
-    """
-    n_targets = problem.y.shape[1]
-    if alphas.ndim == 1:
-        alphas = alphas[:, None]
-    shifts = xp.broadcast_to(alphas, (alphas.shape[0], n_targets))
-    if problem.use_kernel():
-        dual = _eigh_solve(problem.X @ problem.X.T, problem.y, shifts, xp)
-        n_alphas, n_samples, _ = dual.shape
-        flat = dual.transpose(1, 0, 2).reshape(n_samples, n_alphas * n_targets)
-        coefs = problem.rmatvec(flat).reshape(-1, n_alphas, n_targets)
-        coefs = coefs.transpose(1, 2, 0)
-    else:
-        B = problem.rmatvec(problem.y)
-        coefs = _eigh_solve(problem.gram(), B, shifts, xp).transpose(0, 2, 1)
-    intercepts = problem.y_offset[None, :] - coefs @ problem.X_offset
-    return coefs, intercepts
