@@ -12,10 +12,12 @@ An estimator opts in to batched fitting with two methods:
     training rows of each fold (index arrays in the namespace of ``X``;
     ``None`` means one fit on all rows). ``X`` and ``y`` are the whole data
     in the compute namespace. Returns an iterator with one *batch model* per
-    fold, so an estimator can share work across folds (Ridge subtracts each
-    fold's held-out rows from one Gram matrix). It raises if any candidate's
-    own ``fit`` would, and raises :class:`~gpuml.base.BatchUnsupported` to
-    decline data it cannot batch.
+    fold, so an estimator can share work across folds (Ridge's Gram
+    statistics; LogisticRegression's joint optimisation). It raises if any
+    candidate's own ``fit`` would, and raises
+    :class:`~gpuml.base.BatchUnsupported` to decline data it cannot batch.
+    A candidate's model must not depend on the other candidates of its
+    batch: the search may split a batch (see **Memory**, below).
 
 A batch model has ``len(model) == len(param_sets)`` and the response methods
 of the estimator (``predict``, and for classifiers ``classes_`` with
@@ -28,21 +30,44 @@ Optionally, a class attribute ``_batch_cost_per_candidate = True`` says
 that a batch costs about the sum of its candidates' fits
 (LogisticRegression: one L-BFGS iterate per ``C``), so that a Dask search
 may split a batch into sub-batches to keep every worker busy; without it
-(Ridge: one factorisation per fold serves every ``alpha``) a batch is never
-split, since splitting would repeat its shared work.
+(Ridge: one factorisation per fold serves every ``alpha``) a batch is not
+split to spread work, since splitting would repeat its shared work (only
+to fit in memory, below).
 
 The search groups candidates that differ only in batch parameters (of the
 estimator, or of a Pipeline's final step), fits each group with one
 ``_fit_batch`` and scores it with one batched scorer call per metric.
 Everything else is fitted one by one.
+
+**Memory.** A batch model's stacked responses take ``k * n_samples *
+n_columns`` values per fold, a few times over while they are scored (the
+product's output, the response, the scorer's temporaries), and that is what
+grows with the grid: the fits' own memory rarely does (Ridge keeps ``k``
+coefficient vectors). So a group is fitted in batches of at most
+:func:`candidates_per_batch` candidates, the number whose scoring fits a
+share of the memory left where the search computes
+(:func:`memory_budget`: the device's free memory and CuPy's pooled bytes on
+a GPU; on the host the least of the available memory, a cgroup's limit less
+its usage, and the address-space limit less the process's size). A batch
+that still runs out of memory (``MemoryError``, which CuPy's
+``OutOfMemoryError`` is, or a CUDA library's allocation failure) is retried
+with half its candidates, down to one, then one fold at a time; only a
+batch of one candidate on one fold that fails is fitted one by one. The
+folds a batch scored before it failed are kept, and the records are those an
+unsplit batch would give (each candidate's model does not depend on the
+others of its batch).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import numpy as np
 from sklearn.base import clone, is_regressor
 
+from gpuml._array import namespace_of
 from gpuml.metrics._scorer import (
     MultimetricScorer,
     Scorer,
@@ -105,11 +130,12 @@ class Group:
     def batched(self) -> bool:
         return bool(self.batch_names)
 
-    def param_sets(self) -> list[dict]:
-        """The members' batch parameters, by their names on the final step."""
+    def param_sets(self, members: list | None = None) -> list[dict]:
+        """The batch parameters of ``members`` (default: all the group's), by
+        their names on the final step."""
         return [
             {name.rsplit("__", 1)[-1]: params[name] for name in self.batch_names}
-            for _, params in self.members
+            for _, params in (self.members if members is None else members)
         ]
 
 
@@ -198,3 +224,182 @@ def batch_response(model, X, scorer: Scorer, estimator):
     return binary_response(
         y_pred, name, model.classes_, scorer._pos_label(), stacked=True
     )
+
+
+# --------------------------------------------------------------------------
+# Memory: how many candidates one batch takes
+# --------------------------------------------------------------------------
+
+# Share of the memory left where the search computes that the stacked
+# responses of one batch, and their scoring, may take.
+MEMORY_FRACTION = 0.5
+# Copies of a batch's stacked responses alive at once while they are formed
+# and scored (measured on the host: the product's output and the response
+# with its intercepts, then the response and the scorer's temporaries).
+RESPONSE_COPIES = 3
+# Bytes per stacked value: scorers compute in float64 whatever the response.
+_VALUE_BYTES = 8
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` says that an allocation failed.
+
+    ``MemoryError`` covers NumPy's and CuPy's (``cupy.cuda.memory.
+    OutOfMemoryError`` derives from it); cuBLAS and cuSOLVER report a failed
+    workspace allocation as their own error, named by its status.
+    """
+    if isinstance(exc, MemoryError):
+        return True
+    module = type(exc).__module__.partition(".")[0]
+    if module not in ("cupy", "cupy_backends", "cupyx"):
+        return False
+    text = str(exc)
+    return "ALLOC_FAILED" in text or "cudaErrorMemoryAllocation" in text
+
+
+def memory_budget(xp) -> int | None:
+    """Bytes that one batch's stacked responses and scoring may take.
+
+    :data:`MEMORY_FRACTION` of the memory left where ``xp`` computes: on a
+    GPU (``xp`` is CuPy) the device's free memory plus the bytes CuPy's
+    memory pool holds unused; on the host :func:`host_memory_left`. None when
+    unknown (no limit is then applied up front).
+    """
+    if xp is not None and xp is not np:
+        free, _ = xp.cuda.Device().mem_info
+        left = free + xp.get_default_memory_pool().free_bytes()
+    else:
+        left = host_memory_left()
+    return None if left is None else int(left * MEMORY_FRACTION)
+
+
+def host_memory_left() -> int | None:
+    """Bytes this process may still allocate on the host, or None if unknown.
+
+    The least of: the system's available memory (``MemAvailable``, or
+    psutil's, or free pages from ``os.sysconf``); for each cgroup the process
+    is in, v2 (``memory.max``) or v1 (``memory.limit_in_bytes``), its limit
+    less its usage (less the inactive file cache, which the kernel reclaims
+    first) — under a cgroup's limit the process is killed rather than given a
+    ``MemoryError``; and the address-space limit (``ulimit -v``, ``prlimit
+    --as``) less the process's virtual size.
+    """
+    bounds = [_available_memory(), *_cgroup_memory_left(), _address_space_left()]
+    bounds = [b for b in bounds if b is not None]
+    return max(0, min(bounds)) if bounds else None
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except (OSError, ValueError):
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _available_memory() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import psutil
+    except ImportError:
+        pass
+    else:
+        return int(psutil.virtual_memory().available)
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _cgroup_memory_left(
+    root: Path = Path("/sys/fs/cgroup"), membership: Path = Path("/proc/self/cgroup")
+) -> list[int]:
+    """Limit less usage of each memory cgroup of this process (listed in
+    ``membership``) and its ancestors (a nested limit can be the tighter
+    one), from the cgroup file systems under ``root``."""
+    try:
+        lines = membership.read_text().splitlines()
+    except OSError:
+        return []
+    left = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":  # cgroup v2
+            base, names = root, ("memory.max", "memory.current", "inactive_file")
+        elif "memory" in controllers.split(","):  # cgroup v1
+            base = root / "memory"
+            names = ("memory.limit_in_bytes", "memory.usage_in_bytes")
+            names += ("total_inactive_file",)
+        else:
+            continue
+        directory = base / path.lstrip("/")
+        while True:
+            limit = _read_int(directory / names[0])
+            usage = _read_int(directory / names[1])
+            # v1 reports "no limit" as a huge number (2**63 rounded to pages).
+            if limit is not None and usage is not None and limit < 1 << 62:
+                left.append(limit - usage + _stat(directory, names[2]))
+            if directory == base or base not in directory.parents:
+                break
+            directory = directory.parent
+    return left
+
+
+def _stat(directory: Path, key: str) -> int:
+    try:
+        for line in (directory / "memory.stat").read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _address_space_left() -> int | None:
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return soft - pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def candidates_per_batch(
+    n_candidates: int, n_rows: int, n_columns: int, budget: int | None
+) -> int:
+    """How many candidates one batch takes: all of them, or as many as have
+    their stacked responses on ``n_rows`` samples (``n_columns`` values each)
+    scored within ``budget`` bytes, at least one."""
+    if budget is None:
+        return n_candidates
+    per_candidate = RESPONSE_COPIES * _VALUE_BYTES * max(n_rows, 1) * n_columns
+    return max(1, min(n_candidates, budget // per_candidate))
+
+
+def response_columns(estimator, y) -> int:
+    """Values per sample in a batch's stacked responses: one per target for
+    a regressor, one per class for a classifier (``predict_proba``,
+    ``decision_function``)."""
+    _, step = final_step(estimator)
+    shape = getattr(y, "shape", (0,))
+    n_outputs = shape[1] if len(shape) == 2 else 1
+    if is_regressor(step):
+        return n_outputs
+    if len(shape) == 2:
+        return 2 * n_outputs
+    try:
+        return max(2, int(namespace_of(y).unique(y).shape[0]))
+    except Exception:  # labels that no namespace sorts: a binary guess
+        return 2

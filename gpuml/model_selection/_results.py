@@ -21,7 +21,7 @@ import numpy as np
 
 from gpuml._array import to_host
 from gpuml.metrics._scorer import MultimetricScorer
-from gpuml.model_selection._batch import batch_response
+from gpuml.model_selection._batch import batch_response, is_out_of_memory
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,9 @@ def score_batch(model, estimator, X, y, scorers: dict, metadata: dict, error_sco
 
     ``metadata`` maps each metric's name to the metadata routed to it. A
     metric whose batched call raises is scored candidate by candidate, so
-    that only the failing candidates get ``error_score``.
+    that only the failing candidates get ``error_score``; running out of
+    memory is not a candidate's failure, and is raised for the search to
+    score a smaller batch.
     """
     responses: dict = {}
     out = {}
@@ -230,8 +232,8 @@ def score_batch(model, estimator, X, y, scorers: dict, metadata: dict, error_sco
         stack = responses[key]
         try:
             out[name] = scorer.score_predictions(y, stack, **metadata[name])
-        except Exception:
-            if error_score == "raise" and len(model) == 1:
+        except Exception as exc:
+            if is_out_of_memory(exc) or (error_score == "raise" and len(model) == 1):
                 raise
             out[name] = _score_each(scorer, stack, y, metadata[name], error_score)
     return out
@@ -242,8 +244,8 @@ def _score_each(scorer, stack, y, metadata, error_score) -> np.ndarray:
     for i in range(stack.shape[0]):
         try:
             scores[i] = float(scorer._score_response(stack[i], y, None, metadata))
-        except Exception:
-            if error_score == "raise":
+        except Exception as exc:
+            if error_score == "raise" or is_out_of_memory(exc):
                 raise
             _scoring_failed(error_score, traceback.format_exc())
             scores[i] = error_score

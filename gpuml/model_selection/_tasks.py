@@ -13,23 +13,27 @@ Three ways to evaluate a group of candidates (see ``_batch.py``):
 
 - **batched**: one ``_fit_batch`` for the group on every fold, all
   candidates scored with one batched scorer call per metric; scores stay
-  on the device until the search collects them all at once;
+  on the device until the search collects them all at once. A group whose
+  stacked responses would not fit in memory is fitted in several batches
+  (sized up front, halved when one runs out of memory: see ``_batch.py``);
 - **one by one** (:func:`fit_and_score`): scikit-learn's ``_fit_and_score``,
   on the view's arrays;
 - in a **Pipeline**, the transformer prefix is fitted once per fold and
   distinct prefix parameters, and only the final step is fitted per
   candidate (or batched).
 
-A batched group that raises (out of device memory, a candidate whose fit
-fails) is fitted one by one from the failing fold on, so that each failing
-candidate gets ``error_score`` and its own error; folds already scored are
-kept.
+A batch that raises anything but running out of memory (a candidate whose
+fit fails, say), or that runs out of memory with one candidate on one fold,
+is fitted one by one from the failing fold on, so that each failing
+candidate gets ``error_score`` and its own error; folds already scored, and
+the group's other batches, are kept.
 """
 
 from __future__ import annotations
 
 import copy
 import time
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,8 +48,12 @@ from gpuml.model_selection._batch import (
     Group,
     _value_key,
     batch_scorers,
+    candidates_per_batch,
     final_step,
+    is_out_of_memory,
     is_pipeline,
+    memory_budget,
+    response_columns,
 )
 from gpuml.model_selection._callbacks import NO_HOOKS
 from gpuml.model_selection._data import DataView, upload
@@ -236,41 +244,42 @@ def evaluate_group(
     ``estimator`` is the unfitted base estimator; ``folds`` are host
     (train, test) index pairs.
     """
-    remaining = list(splits)
+    left = [(group.members, list(splits))]
     configured = scorers = None
     if group.batched:
         configured = clone(estimator).set_params(**clone(group.fixed, safe=False))
         scorers = batch_scorers(scorer, configured)
     if scorers is not None and view.y is not None:
-        remaining = _evaluate_batched(
+        left = _evaluate_batched(
             configured,
             group,
             view,
             folds,
-            remaining,
+            list(splits),
             scorers,
             options,
             table,
             hooks,
         )
-    for split in remaining:
-        train, test = folds[split]
-        for index, params in group.members:
-            # One set_params per candidate and split, as in scikit-learn (a
-            # candidate's parameters include its group's fixed ones).
-            candidate = clone(estimator).set_params(**clone(params, safe=False))
-            table[index, split] = fit_and_score(
-                candidate,
-                view,
-                train,
-                test,
-                scorer,
-                options,
-                params=params,
-                candidate=index,
-                split=split,
-                hooks=hooks,
-            )
+    for members, remaining in left:
+        for split in remaining:
+            train, test = folds[split]
+            for index, params in members:
+                # One set_params per candidate and split, as in scikit-learn (a
+                # candidate's parameters include its group's fixed ones).
+                candidate = clone(estimator).set_params(**clone(params, safe=False))
+                table[index, split] = fit_and_score(
+                    candidate,
+                    view,
+                    train,
+                    test,
+                    scorer,
+                    options,
+                    params=params,
+                    candidate=index,
+                    split=split,
+                    hooks=hooks,
+                )
 
 
 def has_prefix(pipeline) -> bool:
@@ -286,6 +295,50 @@ def _training_rows(view: DataView, train):
     return lambda: view.rows(train)
 
 
+class _BatchSize:
+    """How many candidates and folds one ``_fit_batch`` takes.
+
+    ``candidates`` starts at the up-front estimate
+    (:func:`~gpuml.model_selection._batch.candidates_per_batch`) and
+    ``folds`` at all of them; :meth:`shrink` halves the candidates of a batch
+    that ran out of memory, down to one, then takes one fold at a time.
+    """
+
+    def __init__(self, candidates: int, folds: int):
+        self.candidates, self.folds = candidates, folds
+
+    def chunks(self, members: list, splits: list) -> list:
+        """``(members, splits)`` batches of at most this size, candidates
+        outer (so that a candidate's folds are fitted by one batch)."""
+        return [
+            (members[i : i + self.candidates], splits[j : j + self.folds])
+            for i in range(0, len(members), self.candidates)
+            for j in range(0, len(splits), self.folds)
+        ]
+
+    def shrink(self, members: list, splits: list) -> bool:
+        """After ``members`` ran out of memory on ``splits``: whether a
+        smaller batch is left to try."""
+        if len(members) > 1:
+            self.candidates = min(self.candidates, len(members) // 2)
+            return True
+        if self.folds > 1 and len(splits) > 1:
+            self.folds = 1
+            return True
+        return False
+
+
+def _batch_size(configured, group: Group, view, folds, splits, options) -> _BatchSize:
+    """The up-front :class:`_BatchSize` of a group on the folds ``splits``."""
+    rows = max(len(folds[s][1]) for s in splits)
+    if options.return_train_score:
+        rows = max(rows, max(len(folds[s][0]) for s in splits))
+    budget = memory_budget(view.xp)
+    columns = response_columns(configured, view.y) if budget is not None else 1
+    size = candidates_per_batch(len(group.members), rows, columns, budget)
+    return _BatchSize(size, len(splits))
+
+
 def _evaluate_batched(
     configured,
     group,
@@ -297,18 +350,82 @@ def _evaluate_batched(
     table,
     hooks=NO_HOOKS,
 ) -> list:
-    """Fit and score a group with one ``_fit_batch`` over the folds ``splits``;
-    return the splits left undone."""
+    """Fit and score a group with ``_fit_batch`` over the folds ``splits``,
+    in batches that fit in memory; return the ``(members, splits)`` left to
+    fit one by one.
+
+    The group's candidates are split into batches of the up-front size
+    (:func:`_batch_size`); a batch that runs out of memory is retried
+    smaller (:class:`_BatchSize`) on the folds it had not scored. Any other
+    error, or running out of memory with one candidate on one fold, leaves
+    that batch's candidates to be fitted one by one from the failing fold.
+    """
     name, step = final_step(configured)
     prefix_params, fit_params = {}, view.fit_params
+    everything = [(group.members, splits)]
     if name is not None:
         try:
             prefix_params, fit_params = pipeline_fit_params(configured, fit_params)
         except Exception:
-            return splits  # the Pipeline's own fit reports it, candidate by candidate
-    if prefix_params or set(fit_params) - {"sample_weight"}:
-        return splits  # the protocol takes sample_weight only
+            return everything  # the Pipeline's own fit reports it, one by one
+    if prefix_params or set(fit_params) - {"sample_weight"} or not splits:
+        return everything  # the protocol takes sample_weight only
     sample_weight = fit_params.get("sample_weight")
+    size = _batch_size(configured, group, view, folds, splits, options)
+    pending = deque(size.chunks(group.members, splits))
+    left = []
+    while pending:
+        members, todo = pending.popleft()
+        if len(members) > size.candidates or len(todo) > size.folds:
+            pending.extendleft(reversed(size.chunks(members, todo)))
+            continue
+        done, error = _fit_and_score_batch(
+            step,
+            configured,
+            group,
+            members,
+            view,
+            folds,
+            todo,
+            scorers,
+            options,
+            table,
+            sample_weight,
+            hooks,
+        )
+        if error is None:
+            continue
+        rest = todo[done:]
+        if is_out_of_memory(error) and size.shrink(members, rest):
+            _batch_split(error, members, rest[0], size, options)
+            pending.appendleft((members, rest))
+            continue
+        _batch_fell_back(error, members, rest[0], options)
+        left.append((members, rest))
+    return left
+
+
+def _fit_and_score_batch(
+    step,
+    configured,
+    group,
+    members,
+    view,
+    folds,
+    splits,
+    scorers,
+    options,
+    table,
+    sample_weight,
+    hooks,
+) -> tuple:
+    """One ``_fit_batch`` of ``members`` on the folds ``splits``, scored.
+
+    Returns ``(folds done, None)``, or ``(folds done, error)`` when it
+    raised: the folds before the failing one are recorded. The error's
+    traceback is dropped, so that the failed batch's arrays are freed before
+    any retry.
+    """
     trains = [view.indices(folds[split][0]) for split in splits]
     start = time.perf_counter()
     done = 0  # folds fitted and scored from the batch
@@ -318,53 +435,70 @@ def _evaluate_batched(
             step._fit_batch(
                 view.X,
                 view.y,
-                group.param_sets(),
+                group.param_sets(members),
                 folds=trains,
                 sample_weight=sample_weight,
             )
         )
         for split in splits:
             rows = _training_rows(view, folds[split][0])
-            for index, _ in group.members:
+            for index, _ in members:
                 hooks.begin(index, split, rows)
             model = next(batches)
             synchronize(view.xp)
             fit_time = time.perf_counter() - start
             fit_times.append(fit_time)
-            train, test = folds[split]
             _record_batch(
                 model,
                 configured,
-                group,
+                members,
                 view,
-                (train, test),
+                folds[split],
                 scorers,
                 options,
                 table,
                 fit_time=fit_time,
                 split=split,
             )
-            for index, _ in group.members:
+            del model
+            for index, _ in members:
                 hooks.end(index, split, rows)
             done += 1
             start = time.perf_counter()
     except Exception as exc:
-        _batch_fell_back(exc, group, splits[min(done, len(splits) - 1)], options)
-        return splits[done:]
+        return done, exc.with_traceback(None)
     # An estimator may fit all folds at the first one (LogisticRegression) or
     # share work across them (Ridge's Gram matrix): the folds share the time.
-    shared = sum(fit_times) / len(fit_times) / len(group.members)
+    shared = sum(fit_times) / len(fit_times) / len(members)
     for split in splits:
-        for index, _ in group.members:
+        for index, _ in members:
             table[index, split]["fit_time"] = shared
-    return []
+    return done, None
 
 
-def _batch_fell_back(exc, group: Group, split: int, options: Options) -> None:
+def _batch_split(exc, members: list, split: int, size: _BatchSize, options) -> None:
+    """Say (at verbose > 0) that a batch ran out of memory and is split."""
+    if options.verbose > 0:
+        smaller = (
+            f"batches of {_candidates(size.candidates)}"
+            if size.candidates < len(members)
+            else "one fold at a time"
+        )
+        print(
+            f"Batched fit of {_candidates(len(members))} ran out of memory on "
+            f"split {split} ({type(exc).__name__}: {exc}); retrying in {smaller}."
+        )
+
+
+def _candidates(count: int) -> str:
+    return f"{count} candidate" + ("s" if count != 1 else "")
+
+
+def _batch_fell_back(exc, members: list, split: int, options: Options) -> None:
     """Say (at verbose > 0) why a batch is refitted one by one."""
     if options.verbose > 0 and not isinstance(exc, BatchUnsupported):
         print(
-            f"Batched fit of {len(group.members)} candidates failed on split "
+            f"Batched fit of {_candidates(len(members))} failed on split "
             f"{split} ({type(exc).__name__}: {exc}); fitting them one by one."
         )
 
@@ -372,7 +506,7 @@ def _batch_fell_back(exc, group: Group, split: int, options: Options) -> None:
 def _record_batch(
     model,
     configured,
-    group,
+    members,
     view,
     fold,
     scorers,
@@ -383,7 +517,8 @@ def _record_batch(
     split,
     X_pair=None,
 ):
-    """Score a fold's batch model and store one record per candidate."""
+    """Score a fold's batch model and store one record per candidate of
+    ``members`` (``(index, params)`` pairs, in the model's order)."""
     train, test = fold
     if X_pair is None:
         X_test, y_test, _ = view.rows(test)
@@ -419,9 +554,9 @@ def _record_batch(
         test_scores = {n: to_host(s) for n, s in test_scores.items()}
         if train_scores is not None:
             train_scores = {n: to_host(s) for n, s in train_scores.items()}
-    k = len(group.members)
+    k = len(members)
     single = not scorers.multimetric
-    for position, (index, params) in enumerate(group.members):
+    for position, (index, params) in enumerate(members):
 
         def pick(scores, position=position):
             picked = {
@@ -480,7 +615,12 @@ def evaluate_pipeline_groups(
         scorers = batch_scorers(scorer, configured) if group.batched else None
         if scorers is not None and view.y is not None:
             if not set(final_params) - {"sample_weight"}:
-                batched[position] = (configured, scorers)
+                size = _batch_size(configured, group, view, folds, splits, options)
+                batched[position] = (
+                    configured,
+                    scorers,
+                    _BatchSize(size.candidates, 1),
+                )
     for split in splits:
         train, test = folds[split]
         X_train, y_train, _ = view.rows(train)
@@ -533,23 +673,22 @@ def evaluate_pipeline_groups(
                 final_y,
             )
             for position, group in enumerate(groups):
+                left = group.members
                 if position in batched:
-                    configured, scorers = batched[position]
-                    if _pipeline_batch(
+                    left = _pipeline_batch(
                         fold,
-                        configured,
+                        *batched[position],
                         group,
                         view,
                         (train, test),
-                        scorers,
                         options,
                         table,
                         split,
                         hooks,
-                    ):
-                        continue
-                    del batched[position]  # fitted one by one from now on
-                for index, params in group.members:
+                    )
+                    if left:
+                        del batched[position]  # fitted one by one from now on
+                for index, params in left:
                     candidate = clone(pipeline).set_params(**clone(params, safe=False))
                     table[index, split] = _pipeline_one(
                         fold,
@@ -710,55 +849,72 @@ class _PipelineFold:
 def _pipeline_batch(
     fold,
     configured,
+    scorers,
+    size: _BatchSize,
     group,
     view,
     indices,
-    scorers,
     options,
     table,
     split,
     hooks=NO_HOOKS,
-) -> bool:
-    """The final step's batched fit on a fold; False when it fell back."""
+) -> list:
+    """The final step's batched fits on a fold, in batches of at most
+    ``size.candidates`` (halved when one runs out of memory); returns the
+    members left to fit one by one (those of a batch that failed)."""
     _, final = final_step(configured)
     Xt_train, Xt_test = fold.transformed
     rows = (*fold.train, {})
-    for index, _ in group.members:
-        hooks.begin(index, split, rows)
-    start = time.perf_counter()
-    try:
-        model = next(
-            iter(
-                final._fit_batch(
-                    Xt_train,
-                    fold.final_y[0],
-                    group.param_sets(),
-                    folds=None,
-                    sample_weight=fold.final_params.get("sample_weight"),
+    pending = deque(size.chunks(group.members, [split]))
+    left = []
+    while pending:
+        members, _ = pending.popleft()
+        if len(members) > size.candidates:
+            pending.extendleft(reversed(size.chunks(members, [split])))
+            continue
+        for index, _ in members:
+            hooks.begin(index, split, rows)
+        start = time.perf_counter()
+        try:
+            model = next(
+                iter(
+                    final._fit_batch(
+                        Xt_train,
+                        fold.final_y[0],
+                        group.param_sets(members),
+                        folds=None,
+                        sample_weight=fold.final_params.get("sample_weight"),
+                    )
                 )
             )
-        )
-        synchronize(view.xp)
-        fit_time = time.perf_counter() - start + fold.prefix_time * len(group.members)
-        _record_batch(
-            model,
-            configured,
-            group,
-            view,
-            indices,
-            scorers,
-            options,
-            table,
-            fit_time=fit_time,
-            split=split,
-            X_pair=((Xt_train, fold.final_y[0]), (Xt_test, fold.final_y[1])),
-        )
-    except Exception as exc:
-        _batch_fell_back(exc, group, split, options)
-        return False
-    for index, _ in group.members:
-        hooks.end(index, split, rows)
-    return True
+            synchronize(view.xp)
+            fit_time = time.perf_counter() - start + fold.prefix_time * len(members)
+            _record_batch(
+                model,
+                configured,
+                members,
+                view,
+                indices,
+                scorers,
+                options,
+                table,
+                fit_time=fit_time,
+                split=split,
+                X_pair=((Xt_train, fold.final_y[0]), (Xt_test, fold.final_y[1])),
+            )
+            del model
+        except Exception as exc:
+            error = exc.with_traceback(None)
+            if is_out_of_memory(error) and size.shrink(members, [split]):
+                _batch_split(error, members, split, size, options)
+                pending.appendleft((members, [split]))
+            else:
+                _batch_fell_back(error, members, split, options)
+                left.extend(members)
+            continue
+        for index, _ in members:
+            hooks.end(index, split, rows)
+    return left
 
 
 def _pipeline_one(
