@@ -48,6 +48,14 @@ How the work travels:
   change. A task error is a fit error recorded by the task itself
   (``error_score``), or, with ``error_score="raise"``, the original
   exception re-raised in the caller.
+- **Faults of the cluster** (:class:`_Tasks`): when every worker holding
+  the payload is lost (restarted, replaced), the payload is scattered again
+  and the tasks not yet collected are submitted again; a candidate whose
+  fit kills its worker (``KilledWorker``) is found by running the suspect
+  tasks again alone, one candidate each, and gets ``error_score`` (or a
+  ``RuntimeError`` naming it with ``error_score="raise"``); a lost
+  scheduler is reported at once (:func:`check_scheduler`), and nothing is
+  asked of a client without one when the search cleans up.
 
 The refit of the best candidate is not a task: it runs in the caller's
 process, on its compute device, where the caller's data already are.
@@ -63,6 +71,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, defaultdict
+from concurrent.futures import CancelledError
 
 import numpy as np
 from sklearn import config_context as sk_config_context
@@ -74,7 +83,11 @@ from gpuml.base import accepts_device_input
 from gpuml.model_selection import _ipc, _shm
 from gpuml.model_selection._batch import cost_per_candidate
 from gpuml.model_selection._data import SearchData, download
-from gpuml.model_selection._results import print_end, resolve_deferred
+from gpuml.model_selection._results import (
+    failed_result,
+    print_end,
+    resolve_deferred,
+)
 from gpuml.model_selection._tasks import evaluate_unit
 
 
@@ -93,13 +106,6 @@ def search_client(explicit=None):
 
     with Client(client, set_as_default=False) as connected:
         yield connected
-
-
-def client_address(client) -> str | None:
-    """What a pickled search keeps of its ``client``: the scheduler address."""
-    if client is None or isinstance(client, str):
-        return client
-    return client.scheduler.address
 
 
 def active_client(explicit=None):
@@ -279,15 +285,17 @@ def dispatch(
     ``progress`` (a :class:`~gpuml.model_selection._progress.Progress`)
     counts the fits as the tasks complete.
     """
+    check_scheduler(client)
     start = time.perf_counter()
     token = uuid.uuid4().hex
     config = get_config()
     files: list = []
-    payload_future = None
+    tasks = None
     try:
         values, how, files = _payload_values(client, estimator, data, token, config)
-        payload = _Payload(token, values, folds)
-        [payload_future] = client.scatter([payload], broadcast=True, hash=False)
+        tasks = _Tasks(
+            client, _Payload(token, values, folds), estimator, scorer, options, config
+        )
         if options.verbose > 0:
             n_workers = len(client.nthreads())
             print(
@@ -295,25 +303,32 @@ def dispatch(
                 f"{time.perf_counter() - start:.2f} s; dashboard: "
                 f"{client.dashboard_link}"
             )
-        return _run(
-            client,
-            payload_future,
-            estimator,
-            units,
-            folds,
-            scorer,
-            options,
-            config,
-            progress,
-        )
+        return tasks.run(units, progress)
     finally:
-        # Release the payload, drop the workers' copies and the shared files.
-        # A cleanup error (a worker already gone) must not hide the search's.
-        with contextlib.suppress(Exception):
-            if payload_future is not None:
-                _release([payload_future], client)
-            client.run(_forget, token)
+        # Release the tasks and the payload, drop the workers' copies and the
+        # shared files. A cleanup error (a worker already gone) must not hide
+        # the search's, and a client that lost its scheduler is not asked.
+        if tasks is not None:
+            tasks.release()
+        if client.status == "running":
+            with contextlib.suppress(Exception):
+                client.run(_forget, token)
         _shm.remove(files)
+
+
+def check_scheduler(client) -> None:
+    """Raise a clear error when ``client`` has lost its scheduler."""
+    if client.status == "running":
+        return
+    address = getattr(client.scheduler, "address", None) if client.scheduler else None
+    where = f" at {address}" if address else ""
+    raise ConnectionError(
+        f"The Dask client lost its scheduler{where} (client status "
+        f"{client.status!r}): the search's tasks and the workers' results are "
+        "gone. Restart the scheduler and its workers, connect a new "
+        "distributed.Client (pass it as client=, or make it current), and fit "
+        "again; or fit without a Dask client to run in this process."
+    )
 
 
 def _payload_values(client, estimator, data, token, config):
@@ -419,57 +434,256 @@ def balance_units(estimator, units: list, n_splits: int, n_workers: int) -> list
     return out
 
 
-def _run(
-    client, payload, estimator, units, folds, scorer, options, config, progress
-) -> dict:
-    """Submit every (unit, fold) task and collect the records as they come.
+# How many times in a row (without a task finishing in between) a search
+# sends its data again after the cluster lost them before it gives up.
+MAX_RESENDS = 5
 
-    ``payload`` is the future of the scattered :class:`_Payload`.
+KILLED_MESSAGE = (
+    "KilledWorker: the Dask worker process running this fit died {times} "
+    "time(s) in a row (distributed's scheduler allows {allowed} failure(s) "
+    "per task), with this candidate alone on its worker. The fit ends its "
+    "process (a crash in native code, os._exit, the system's out-of-memory "
+    "killer), so it cannot report an error of its own."
+)
+
+
+def _candidates(unit) -> list:
+    """``[(index, params)]`` of the candidates a unit fits."""
+    return [member for group in unit[1] for member in group.members]
+
+
+def _one_by_one(unit) -> list:
+    """``unit`` as units of one candidate each."""
+    pipeline, groups = unit
+    return [
+        (pipeline, [dataclasses.replace(group, members=[member])])
+        for group in groups
+        for member in group.members
+    ]
+
+
+class _Tasks:
+    """The tasks of one search on ``client``, sent again when the cluster fails.
+
+    :meth:`run` submits one task per unit and fold and collects the records
+    as the tasks complete. What can go wrong on the cluster is handled here:
+
+    - **Data lost.** When every worker holding the scattered payload is lost
+      (all workers killed and restarted by their nannies, replaced, or
+      ``client.restart()``), the scheduler forgets the payload and cancels
+      the tasks that needed it. The payload is scattered again, to the
+      workers there are then, and the tasks not yet collected are submitted
+      again: records already collected are kept, and the results are those
+      of an undisturbed search. Up to :data:`MAX_RESENDS` times in a row.
+    - **A fit that kills its worker.** The scheduler gives up on a task after
+      its worker died ``allowed-failures + 1`` times (``KilledWorker``), and
+      counts a death against every task the worker had been given, not only
+      the one running. Such tasks are run again at the end, one at a time,
+      one candidate per task: a candidate whose task still ends in
+      ``KilledWorker`` alone on the cluster is the one killing its worker.
+      It gets ``error_score`` with a ``fit_error`` that says so (reported,
+      with its parameters, in the search's ``FitFailedWarning``), or, with
+      ``error_score="raise"``, a ``RuntimeError`` naming it is raised.
+    - **Scheduler lost.** The client cancels every future at once when its
+      connection closes: the search raises :func:`check_scheduler`'s error
+      without waiting for a reconnection.
     """
-    sk_config = sk_get_config()
-    from dask.base import tokenize
-    from distributed import as_completed
 
-    resources = {"GPU": 1} if _declares_gpus(client) else None
-    units = balance_units(estimator, list(units), len(folds), len(client.nthreads()))
-    quiet = dataclasses.replace(options, verbose=0)  # the caller prints progress
-    futures = {}
-    try:
-        common = tokenize(payload.key, estimator, scorer, quiet, config, sk_config)
+    def __init__(self, client, payload, estimator, scorer, options, config):
+        from dask.base import tokenize
+
+        self.client, self.payload = client, payload
+        self.estimator, self.scorer, self.options = estimator, scorer, options
+        self.quiet = dataclasses.replace(options, verbose=0)  # the caller prints
+        self.config, self.sk_config = config, sk_get_config()
+        self.resources = {"GPU": 1} if _declares_gpus(client) else None
+        self.tokenize = tokenize
+        self.futures: dict = {}  # future -> (unit, split)
+        self.payload_future = None
+        self.resubmitted = 0
+        self.send()
+
+    def send(self) -> None:
+        """Scatter the payload to every worker (again, after a loss)."""
+        if self.payload_future is not None:
+            with contextlib.suppress(Exception):
+                self.payload_future.release()
+        [self.payload_future] = self.client.scatter(
+            [self.payload], broadcast=True, hash=False
+        )
+        self.common = self.tokenize(
+            self.payload_future.key,
+            self.estimator,
+            self.scorer,
+            self.quiet,
+            self.config,
+            self.sk_config,
+        )
+
+    def submit(self, unit, split: int, completed) -> None:
+        key = f"gpuml-search-{self.tokenize(self.common, unit)}-{split}"
+        if self.resubmitted:  # a fresh key: the old one may still be known
+            key += f"-{self.resubmitted}"
+        future = self.client.submit(
+            run_task,
+            self.payload_future,
+            self.estimator,
+            unit,
+            split,
+            self.scorer,
+            self.quiet,
+            self.config,
+            self.sk_config,
+            key=key,
+            resources=self.resources,
+        )
+        self.futures[future] = (unit, split)
+        completed.add(future)
+
+    def run(self, units, progress) -> dict:
+        """Every (unit, fold) task's records: ``table[candidate, split]``."""
+        from distributed import as_completed
+
+        n_splits = len(self.payload.folds)
+        units = balance_units(
+            self.estimator, list(units), n_splits, len(self.client.nthreads())
+        )
+        members = dict(member for unit in units for member in _candidates(unit))
+        completed = as_completed(loop=self.client.loop)
         for unit in units:
-            unit_key = f"gpuml-search-{tokenize(common, unit)}"
-            for split in range(len(folds)):
-                future = client.submit(
-                    run_task,
-                    payload,
-                    estimator,
-                    unit,
-                    split,
-                    scorer,
-                    quiet,
-                    config,
-                    sk_config,
-                    key=f"{unit_key}-{split}",
-                    resources=resources,
-                )
-                futures[future] = (unit, split)
-        table = {}
-        members = {
-            index: params
-            for unit in units
-            for group in unit[1]
-            for index, params in group.members
-        }
-        completed = as_completed(futures, loop=client.loop)
-        for future in completed:
-            for index, split, record in future.result():
-                table[index, split] = record
-                print_end(record, members[index], options, index, split)
+            for split in range(n_splits):
+                self.submit(unit, split, completed)
+        table: dict = {}
+        lost: list = []  # tasks to submit again with the data sent again
+        suspects: list = []  # tasks whose worker died too often
+        resends = 0
+        alone = False  # whether tasks now run one at a time
+        while self.futures or lost or suspects:
+            if not self.futures and not lost:
+                # Suspects run one at a time: a death is then theirs alone.
+                alone = True
+                self.resubmitted += 1
+                self.submit(*suspects.pop(0), completed)
+            future = next(completed)
+            task = self.futures.pop(future)
+            outcome, value = self._outcome(future)
+            if outcome == "done":
+                resends = 0
+                for index, split, record in value:
+                    table[index, split] = record
+                    print_end(record, members[index], self.options, index, split)
+            elif outcome == "lost":
+                lost.append(task)
+            elif alone and len(_candidates(task[0])) == 1:
+                table.update(self._killed(task, value))
+            else:
+                # Killed beside other tasks, or with several candidates:
+                # again at the end, one candidate per task, alone.
+                suspects += [(unit, task[1]) for unit in _one_by_one(task[0])]
+            if lost and not completed.has_ready():
+                resends += 1
+                self._resend(lost, resends, completed)
+                lost = []
             progress.advance_to(len(table))
         return table
-    finally:
+
+    def _outcome(self, future) -> tuple:
+        """``("done", records)``, ``("lost", None)`` or ``("killed", exc)``;
+        a task's own error is raised (``error_score="raise"``).
+
+        The status is not read first: a finished task whose worker died
+        before its result was fetched is run again, and ends as any task.
+        """
+        from distributed import KilledWorker
+
+        try:
+            records = future.result()
+        except KilledWorker as exc:
+            future.release()
+            return "killed", exc
+        except CancelledError:
+            check_scheduler(self.client)
+            future.release()
+            return "lost", None
+        except OSError:
+            if future.status == "error":
+                raise  # the task's own error
+            # Fetching the result failed: the worker holding it or the
+            # scheduler went away. The client notices a lost scheduler on its
+            # own connection a moment later; run the task again otherwise.
+            _settle(self.client)
+            check_scheduler(self.client)
+            future.release()
+            return "lost", None
+        future.release()
+        return "done", records
+
+    def _resend(self, lost: list, resends: int, completed) -> None:
+        """Send the data again if the cluster lost them; submit ``lost`` again."""
+        if resends > MAX_RESENDS:
+            raise RuntimeError(
+                f"The Dask cluster lost the search's tasks {MAX_RESENDS} times "
+                "in a row (workers restarted or replaced while the search "
+                "ran), with no task finishing in between; the search stops. "
+                "Check the workers' logs, and fit again once the workers stay "
+                "up."
+            )
+        check_scheduler(self.client)
+        if self.payload_future.status != "finished":
+            try:
+                self.send()
+            except OSError:
+                check_scheduler(self.client)  # the scheduler went away
+                raise
+        self.resubmitted += 1
+        for unit, split in lost:
+            self.submit(unit, split, completed)
+
+    def _killed(self, task, exc) -> dict:
+        """The records of a candidate whose fit kills its worker, or the
+        error naming it with ``error_score="raise"``."""
+        unit, split = task
+        [(index, params)] = _candidates(unit)
+        times, allowed = exc.allowed_failures + 1, exc.allowed_failures
+        if self.options.error_score == "raise":
+            raise RuntimeError(
+                f"The fit of candidate {index} {params!r} on split {split} "
+                f"kills its Dask worker: the worker process running it died "
+                f"{times} time(s) in a row (KilledWorker), with this candidate "
+                "alone on the cluster. Such a fit (a crash in native code, "
+                "os._exit, the out-of-memory killer) cannot report an error; "
+                "see the worker's log, change the candidate, or set "
+                "error_score to a number to give it that score and go on."
+            ) from exc
+        n_test = len(self.payload.folds[split][1])
+        record = failed_result(self.scorer, self.options, 0.0, n_test)
+        record["fit_error"] = KILLED_MESSAGE.format(times=times, allowed=allowed)
+        print_end(record, params, self.options, index, split)
+        return {(index, split): record}
+
+    def release(self) -> None:
+        """Let go of the tasks and the payload (see :func:`_release`)."""
+        if self.client.status != "running":
+            return
+        futures = list(self.futures)
+        if self.payload_future is not None:
+            futures.append(self.payload_future)
         with contextlib.suppress(Exception):  # a worker already gone
-            _release(list(futures), client)
+            _release(futures, self.client)
+        self.futures = {}
+
+
+# How long a search waits for its client to notice that it lost its
+# scheduler, after a failure to fetch a result.
+SETTLE_SECONDS = 2.0
+
+
+def _settle(client) -> None:
+    """Wait until ``client`` has lost its scheduler, for at most
+    :data:`SETTLE_SECONDS`."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while client.status == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def _release(futures, client) -> None:

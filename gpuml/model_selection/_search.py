@@ -270,20 +270,26 @@ class _DeviceSearchMixin:
     _CLIENT_CONSTRAINT = [None, str, HasMethods(["submit", "scatter"])]
 
     def __sklearn_clone__(self):
-        """``clone`` shares the Dask client: a connection, not a value to copy."""
+        """``clone`` shares the Dask client: a connection, not a value to copy.
+
+        A clone has the same parameters (scikit-learn's contract for
+        ``clone``, on which nested cross-validation of a search relies), so
+        a ``client`` passed to the search is kept, as the same object; a
+        search without one looks the client up at each ``fit``.
+        """
         params = self.get_params(deep=False)
         client = params.pop("client")
         cloned = {name: clone(value, safe=False) for name, value in params.items()}
         return type(self)(**cloned, client=client)
 
     def __getstate__(self):
-        """A pickled search keeps its client's scheduler address, not the
-        connection (which cannot be pickled)."""
-        from gpuml.model_selection._dask import client_address
-
+        """A pickled search keeps no Dask client: a connection belongs to its
+        process. An unpickled search has ``client=None`` and looks the client
+        up when it is fitted (in process when there is none); a scheduler
+        address given as ``client`` is a plain value and is kept."""
         state = super().__getstate__()
-        if state.get("client") is not None:
-            state = {**state, "client": client_address(state["client"])}
+        if state.get("client") is not None and not isinstance(state["client"], str):
+            state = {**state, "client": None}
         return state
 
     def _host_folds(self, cv, n_samples, y, split_params) -> list:
@@ -548,6 +554,11 @@ _FIT_NOTE = """
     ``joblib.parallel_config(backend="dask")``, else the current client.
     Each worker receives the data once and keeps them on its GPU; the best
     candidate is refitted in the calling process. See "Scaling out".
+    The client is looked up when ``fit`` starts. ``clone`` keeps a
+    ``client`` passed to the search (the same object: a clone has the same
+    parameters); pickling drops a ``distributed.Client`` (a connection
+    belongs to its process), so an unpickled search has ``client=None`` and
+    uses the client current where it is fitted, or runs in process.
 
     Without a client, ``n_jobs`` and ``pre_dispatch`` spread over joblib
     workers the work gpuml cannot batch on the device (an estimator that is

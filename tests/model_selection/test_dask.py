@@ -366,7 +366,9 @@ def test_routed_metadata_travel_to_the_workers(client, dispatched, rng, device):
     _assert_same_results(ours, theirs)
 
 
-def test_search_with_client_clones_and_pickles(client, rng):
+def test_search_with_client_clones_and_pickles(client, dispatched, rng):
+    """clone keeps the client object; a pickled search keeps no client (nor
+    its scheduler's address) and looks one up when it is fitted again."""
     import pickle
 
     from sklearn.base import clone
@@ -376,9 +378,20 @@ def test_search_with_client_clones_and_pickles(client, rng):
     assert clone(search).client is client
     with config_context(device="cpu"):
         search.fit(X, y)
+    assert dispatched == [client]
     restored = pickle.loads(pickle.dumps(search))
-    assert restored.client == client.scheduler.address
+    assert restored.client is None
+    assert client.scheduler.address.encode() not in pickle.dumps(search)
     np.testing.assert_array_equal(restored.predict(X), search.predict(X))
+    with config_context(device="cpu"):
+        restored.fit(X, y)  # in process: no client now
+        assert dispatched == [client]
+        with client.as_current():
+            restored.fit(X, y)  # the then-current client
+    assert dispatched == [client, client]
+    np.testing.assert_array_equal(restored.predict(X), search.predict(X))
+    by_address = GridSearchCV(Ridge(), {"alpha": ALPHAS}, client="tcp://host:8786")
+    assert pickle.loads(pickle.dumps(by_address)).client == "tcp://host:8786"
 
 
 def test_error_score_raise_reraises_the_fit_error(client, rng):
