@@ -35,6 +35,13 @@ from gpuml._sklearn_compat import (
 
 FLOAT_DTYPES = (np.float64, np.float32)
 
+# The ``dtype`` of :func:`check_array` for data a fitted model reads
+# (``predict``, ``decision_function``...): scikit-learn's ``"numeric"`` (which
+# refuses strings, even numeric ones, and converts object arrays), then
+# float64 for what is not already float32 or float64. A fit's own
+# ``dtype=FLOAT_DTYPES`` converts numeric strings, as scikit-learn's does.
+NUMERIC_FLOAT = "numeric-float"
+
 _RESHAPE_HINT = (
     "Reshape your data either using array.reshape(-1, 1) if "
     "your data has a single feature or array.reshape(1, -1) "
@@ -80,6 +87,30 @@ def assert_all_finite(
         estimator_name=_estimator_name(estimator),
         input_name=input_name,
     )
+
+
+def assert_fits_dtype(array, dtype, *, xp: ModuleType, input_name="") -> None:
+    """Raise scikit-learn's "too large for dtype" ValueError if a finite value
+    of ``array`` overflows the narrower floating ``dtype``.
+
+    For estimators that compute in ``dtype`` (float32) whatever the input's:
+    the check their reference implementation makes by converting first and
+    then scanning for infinity. One reduction in ``xp``; sparse matrices are
+    checked through their stored values.
+    """
+    values = array.data if is_sparse(array) else array
+    dtype = np.dtype(dtype)
+    if (
+        values.dtype.kind != "f"
+        or values.dtype.itemsize <= dtype.itemsize
+        or values.size == 0
+    ):
+        return
+    if bool(xp.abs(values).max() > float(np.finfo(dtype).max)):
+        padded = f"{input_name} " if input_name else ""
+        raise ValueError(
+            f"Input {padded}contains infinity or a value too large for {dtype!r}."
+        )
 
 
 def _target_dtype(dtype, current):
@@ -175,10 +206,14 @@ def check_array(
     """Validate ``array`` like :func:`sklearn.utils.check_array`, return it in ``xp``.
 
     Parameters mirror scikit-learn's; ``allow_nan`` replaces
-    ``ensure_all_finite="allow-nan"``. Host data is validated by scikit-learn,
+    ``ensure_all_finite="allow-nan"``, and ``dtype`` may also be
+    :data:`NUMERIC_FLOAT`. Host data is validated by scikit-learn,
     device data here; both are then moved to ``xp`` (no copy when already
     there) and scanned for NaN/inf in ``xp``.
     """
+    as_float = isinstance(dtype, str) and dtype == NUMERIC_FLOAT
+    if as_float:
+        dtype = "numeric"
     if input_family(array) == HOST:
         array = sk_check_array(
             array,
@@ -204,6 +239,8 @@ def check_array(
             estimator=estimator,
             input_name=input_name,
         )
+    if as_float and array.dtype not in FLOAT_DTYPES:
+        array = array.astype(np.float64)
     array = to_namespace(array, xp)
     assert_all_finite(
         array, xp=xp, allow_nan=allow_nan, estimator=estimator, input_name=input_name

@@ -56,6 +56,7 @@ from gpuml._sklearn_compat import (
 )
 from gpuml._validation import (
     FLOAT_DTYPES,
+    NUMERIC_FLOAT,
     check_array,
     check_sample_weight,
     check_y,
@@ -175,8 +176,15 @@ class _LogisticLoss:
                 column = weights.reshape(1, -1) @ self.ones.reshape(-1, 1)
                 total = float(to_host(column)[0, 0])
             self.total = xp.asarray(np.full(k, total, dtype=np.float64))
+            zero_total = total == 0
         else:
             self.total = self.ones @ weights  # sums by cuBLAS on the GPU
+            zero_total = bool((self.total == 0).any())
+        if zero_total:
+            # scikit-learn's L-BFGS path divides by the total weight (sample
+            # and class weights folded in): a total of zero, e.g.
+            # class_weight={0: 0, 1: 0}, raises there rather than fitting.
+            raise ZeroDivisionError("float division by zero")
         self.inverse_C = inverse_C
         if self.n_rows == 1:
             # (n, 1): 1 for classes_[1]
@@ -890,7 +898,7 @@ class LogisticRegression(
     def _decision_xp(self, X, xp):
         check_is_fitted(self)
         X = validate_data(
-            self, X, xp=xp, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES
+            self, X, xp=xp, reset=False, accept_sparse="csr", dtype=NUMERIC_FLOAT
         )
         coef = self._fitted("coef_", xp)
         intercept = self._fitted("intercept_", xp)
@@ -1139,7 +1147,7 @@ class LogisticBatch:
 
     def decision_function(self, X):
         xp = namespace_of(self.W)
-        X = check_array(X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
+        X = check_array(X, xp=xp, accept_sparse="csr", dtype=NUMERIC_FLOAT)
         k, rows, p = self.W.shape
         if X.shape[1] != p:
             raise ValueError(
@@ -1160,7 +1168,7 @@ class LogisticBatch:
         label_type = _cuda.ctype(self.classes_.dtype)
         if label_type not in ("int", "long long"):
             return None
-        X = check_array(X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
+        X = check_array(X, xp=xp, accept_sparse="csr", dtype=NUMERIC_FLOAT)
         if X.shape[1] != p:
             return None
         flat = X @ _as_dtype(self.W.reshape(k, p), X.dtype, xp).T  # (n, k)

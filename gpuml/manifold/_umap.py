@@ -41,7 +41,11 @@ from gpuml._array import (
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._sklearn_compat import Interval, StrOptions, fit_context
-from gpuml._validation import validate_data
+from gpuml._validation import (
+    assert_fits_dtype,
+    check_array,
+    validate_data,
+)
 from gpuml.base import DeviceCacheMixin
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
@@ -300,19 +304,19 @@ class UMAP(
             dtype=(np.float32, np.float64),
             ensure_min_samples=2,
         )
+        # umap-learn computes in float32 and refuses what overflows it.
+        assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
         self._log("data validated (copied to the device for the GPU)")
         n = X.shape[0]
         if self.metric == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"Precomputed distances must be a square matrix; got shape {X.shape}."
             )
+        if self.min_dist > self.spread:
+            raise ValueError("min_dist must be less than or equal to spread")
+        self._checked_init(n)
         if y is not None:
-            y = np.asarray(to_host(y))
-            if y.shape[0] != n:
-                raise ValueError(
-                    f"Found input variables with inconsistent numbers of samples: "
-                    f"[{n}, {y.shape[0]}]"
-                )
+            y = self._checked_labels(y, n)
         k = self.n_neighbors
         if k >= n:
             warnings.warn(
@@ -489,6 +493,7 @@ class UMAP(
         family = input_family(X)
         X_given = X
         X = validate_data(self, X, xp=xp, reset=False, dtype=(np.float32, np.float64))
+        assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
         train = self._fitted("_raw_data", xp)
         reference = self._fitted("embedding_", xp)
         n_train, k, q = train.shape[0], self._n_neighbors, X.shape[0]
@@ -594,16 +599,50 @@ class UMAP(
             start = (start * expansion).astype(np.float32)
             start += rng.normal(scale=0.0001, size=start.shape).astype(np.float32)
         else:
-            start = np.asarray(to_host(init), dtype=np.float32)
-            if start.shape != (n, dim):
-                raise ValueError(
-                    f"init must have shape (n_samples, n_components) = {(n, dim)}; "
-                    f"got {start.shape}."
-                )
+            start = self._checked_init(n)
         low, high = start.min(axis=0), start.max(axis=0)
         span = np.where(high > low, high - low, 1.0)
         # C order: the eigenvectors of np.linalg.eigh come Fortran-ordered
         return np.ascontiguousarray(10.0 * (start - low) / span, dtype=np.float32)
+
+    def _checked_init(self, n: int):
+        """An array ``init`` as a host float32 array of shape (n_samples,
+        n_components), or None for a named initialisation.
+
+        umap-learn's rules: a 2-D array of finite values that fit in
+        float32 (NaN, infinity or 1e300 raise its ValueError rather than
+        giving a NaN embedding).
+        """
+        if isinstance(self.init, str):
+            return None
+        init = check_array(self.init, xp=np, dtype=(np.float32, np.float64))
+        assert_fits_dtype(init, np.float32, xp=np)
+        dim = self.n_components
+        if init.shape != (n, dim):
+            raise ValueError(
+                f"init must have shape (n_samples, n_components) = {(n, dim)}; "
+                f"got {init.shape}."
+            )
+        return init.astype(np.float32)
+
+    @staticmethod
+    def _checked_labels(y, n: int):
+        """Supervised UMAP's labels as a host 1-D array, validated as
+        umap-learn validates them (numeric and finite; a column vector of
+        shape (n_samples, 1) is read as its one column)."""
+        y = check_array(y, xp=np, ensure_2d=False, dtype="numeric", input_name="y")
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1:
+            raise ValueError(
+                f"y should be a 1d array, got an array of shape {y.shape} instead."
+            )
+        if y.shape[0] != n:
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                f"[{n}, {y.shape[0]}]"
+            )
+        return y
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

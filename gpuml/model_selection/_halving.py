@@ -37,8 +37,16 @@ def subsample(indices: np.ndarray, fraction: float, random_state, permutations: 
     state as ``resample`` draws them. An integer seed gives a fresh
     ``RandomState`` per call, hence one permutation per length, kept in
     ``permutations`` (a search keeps them for its whole fit: every iteration
-    resamples folds of the same lengths)."""
+    resamples folds of the same lengths). More rows than ``indices`` holds
+    raise ``resample``'s ValueError."""
     n = len(indices)
+    n_draws = int(fraction * n)
+    if n_draws > n:
+        # resample's error: more resources than samples (``max_resources``
+        # above the number of samples) cannot be drawn without replacement.
+        raise ValueError(
+            f"Cannot sample {n_draws} out of arrays with dim {n} when replace is False"
+        )
     if isinstance(random_state, (int, np.integer)):
         order = permutations.get(n)
         if order is None:
@@ -46,7 +54,7 @@ def subsample(indices: np.ndarray, fraction: float, random_state, permutations: 
     else:
         order = np.arange(n)
         check_random_state(random_state).shuffle(order)
-    return indices[order[: int(fraction * n)]]
+    return indices[order[:n_draws]]
 
 
 class _DeviceHalvingMixin(_DeviceSearchMixin):
