@@ -47,6 +47,7 @@ def as_array(
     dtype=None,
     ensure_2d=False,
     ensure_min_samples=1,
+    allow_nd=False,
 ):
     """Any array-like as a dense ``xp`` array (labels may be strings on the host).
 
@@ -57,7 +58,7 @@ def as_array(
         xp=xp,
         ensure_2d=ensure_2d,
         dtype=dtype,
-        allow_nd=False,
+        allow_nd=allow_nd,
         ensure_min_samples=ensure_min_samples,
         input_name=input_name,
     )
@@ -72,12 +73,19 @@ def type_of_target(y, xp: ModuleType, *, input_name: str = "") -> str:
     multioutput = y.ndim == 2 and y.shape[1] > 1
     if y.dtype.kind == "f":
         assert_all_finite(y, xp=xp, input_name=input_name)
-        if bool((y != xp.floor(y)).any()):
+        if bool(not_integral(y, xp).any()):
             return "continuous-multioutput" if multioutput else "continuous"
     n_unique = int(xp.unique(y).size)
     if multioutput:
         return "multilabel-indicator" if n_unique < 3 else "multiclass-multioutput"
     return "multiclass" if n_unique > 2 else "binary"
+
+
+def not_integral(y, xp: ModuleType):
+    """Where float values are not integers, as scikit-learn's ``type_of_target``
+    sees them: values that do not survive a round trip through int64 (so also
+    those beyond its range) make a target continuous."""
+    return (y != xp.floor(y)) | (y >= 2.0**63) | (y < -(2.0**63))
 
 
 def unique_labels(*ys, xp: ModuleType):
@@ -106,8 +114,13 @@ def check_targets(y_true, y_pred, xp: ModuleType):
     first two and dense 0/1 indicator matrices for the last.
     """
     check_consistent_length(y_true, y_pred)
-    y_true = as_array(y_true, xp, input_name="y_true", ensure_min_samples=0)
-    y_pred = as_array(y_pred, xp, input_name="y_pred", ensure_min_samples=0)
+    # More than two dimensions is an "unknown" target, as in scikit-learn.
+    y_true = as_array(
+        y_true, xp, input_name="y_true", ensure_min_samples=0, allow_nd=True
+    )
+    y_pred = as_array(
+        y_pred, xp, input_name="y_pred", ensure_min_samples=0, allow_nd=True
+    )
     type_true = type_of_target(y_true, xp, input_name="y_true")
     type_pred = type_of_target(y_pred, xp, input_name="y_pred")
     if y_true.shape[0] < 1 or y_pred.shape[0] < 1:
@@ -135,12 +148,57 @@ def check_targets(y_true, y_pred, xp: ModuleType):
 
 
 def check_weights(sample_weight, n_samples: int, xp: ModuleType, dtype=np.float64):
-    """Validated sample weights in ``xp`` (None stays None)."""
+    """Validated sample weights in ``xp`` (None stays None), for ranking metrics.
+
+    As in scikit-learn's ranking metrics, a column of weights is accepted.
+    """
     if sample_weight is None:
         return None
     from gpuml._validation import check_sample_weight
 
+    shape = getattr(sample_weight, "shape", None) or np.shape(sample_weight)
+    if len(shape) == 2:  # scikit-learn's column_or_1d: a column is accepted
+        if shape[1] != 1:
+            raise ValueError(
+                f"y should be a 1d array, got an array of shape {tuple(shape)} instead."
+            )
+        if hasattr(sample_weight, "__cuda_array_interface__"):
+            sample_weight = sample_weight[:, 0]
+        else:
+            sample_weight = np.asarray(sample_weight)[:, 0]
     return check_sample_weight(sample_weight, n_samples, xp=xp, dtype=dtype)
+
+
+def reject_text_weights(sample_weight, *, allow_object: bool = True) -> None:
+    """Raise scikit-learn's TypeError for weights given as text.
+
+    Most of scikit-learn's classification metrics use ``sample_weight``
+    without converting it (``np.average``, ``np.bincount``), so weights of
+    strings (even numeric ones) fail there with a TypeError, where metrics
+    that validate their weights convert numeric strings. ``allow_object``
+    says whether an object array of numbers works (``np.average``) or not
+    (``np.bincount``). Only host inputs can hold text: device arrays pass.
+    """
+    if sample_weight is None or hasattr(sample_weight, "__cuda_array_interface__"):
+        return
+    dtype = getattr(sample_weight, "dtype", None)
+    if dtype is None or not isinstance(dtype, np.dtype):
+        try:
+            dtype = np.asarray(sample_weight).dtype
+        except (TypeError, ValueError):
+            return  # ragged input: the usual validation reports it
+    if dtype.kind in "USV":
+        text = True
+    elif dtype.kind == "O":
+        values = np.asarray(sample_weight, dtype=object).ravel()
+        text = not allow_object or any(isinstance(v, (str, bytes)) for v in values)
+    else:
+        return
+    if text:
+        raise TypeError(
+            f"sample_weight must be an array of numbers, got dtype {dtype}: "
+            "convert the weights to numbers explicitly."
+        )
 
 
 def weighted_sum(values, weights, xp: ModuleType, axis=-1):

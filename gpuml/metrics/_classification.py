@@ -55,6 +55,7 @@ from gpuml.metrics._base import (
     as_array,
     check_targets,
     metric_namespace,
+    reject_text_weights,
     to_score,
 )
 from gpuml.metrics._classification_kernels import (
@@ -84,8 +85,27 @@ from gpuml.metrics._label_counts import (
 )
 
 
-def _validate_targets(y_true, y_pred, sample_weight):
-    """scikit-learn's ``_check_targets`` (and weights) into one namespace."""
+def _check_at_most_2d(*ys) -> None:
+    """scikit-learn's confusion matrices check dimensions before target types."""
+    for y in ys:
+        ndim = y.ndim if hasattr(y, "ndim") else np.ndim(y)
+        if ndim > 2:
+            raise ValueError(
+                f"Found array with dim {ndim}, while dim <= 2 is required."
+            )
+
+
+def _validate_targets(y_true, y_pred, sample_weight, *, text_weights="raise"):
+    """scikit-learn's ``_check_targets`` (and weights) into one namespace.
+
+    ``text_weights`` follows what scikit-learn's metric does with weights
+    given as strings: "convert" them (metrics that validate their weights),
+    "raise" a TypeError (metrics that average with them; an object array of
+    numbers works), or raise for any object array too ("strict": metrics
+    that count with ``np.bincount``).
+    """
+    if text_weights != "convert":
+        reject_text_weights(sample_weight, allow_object=text_weights == "raise")
     xp = metric_namespace(y_true, y_pred, sample_weight)
     check_consistent_length(y_true, y_pred, sample_weight)
     sparse = is_sparse(y_true) or is_sparse(y_pred)
@@ -251,9 +271,12 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
     >>> balanced_accuracy_score([0, 1, 0, 0, 1, 0], [0, 1, 0, 0, 0, 1])
     0.625
     """
+    _check_at_most_2d(y_true, y_pred)
     if sample_weight is None:  # scikit-learn's message counts its unit weights
         check_consistent_length(y_true, y_pred, y_true)
-    y_true, y_pred, sample_weight = _validate_targets(y_true, y_pred, sample_weight)
+    y_true, y_pred, sample_weight = _validate_targets(
+        y_true, y_pred, sample_weight, text_weights="convert"
+    )
     return to_score(
         _balanced_accuracy_score_batch(
             y_true, y_pred[None], sample_weight=sample_weight, adjusted=adjusted
@@ -290,7 +313,9 @@ def matthews_corrcoef(y_true, y_pred, *, sample_weight=None):
     >>> matthews_corrcoef([+1, +1, +1, -1], [+1, -1, +1, +1])
     -0.333...
     """
-    y_true, y_pred, sample_weight = _validate_targets(y_true, y_pred, sample_weight)
+    y_true, y_pred, sample_weight = _validate_targets(
+        y_true, y_pred, sample_weight, text_weights="convert"
+    )
     return to_score(
         _matthews_corrcoef_batch(y_true, y_pred[None], sample_weight=sample_weight)
     )
@@ -337,9 +362,12 @@ def confusion_matrix(
            [0, 0, 1],
            [1, 0, 2]])
     """
+    _check_at_most_2d(y_true, y_pred)
     if sample_weight is None:  # scikit-learn's message counts its unit weights
         check_consistent_length(y_true, y_pred, y_true)
-    y_true, y_pred, sample_weight = _validate_targets(y_true, y_pred, sample_weight)
+    y_true, y_pred, sample_weight = _validate_targets(
+        y_true, y_pred, sample_weight, text_weights="convert"
+    )
     return _confusion_matrix_batch(
         y_true,
         y_pred[None],
@@ -399,7 +427,9 @@ def multilabel_confusion_matrix(
     array([[1, 0],
            [1, 1]])
     """
-    y_true, y_pred, sample_weight = _validate_targets(y_true, y_pred, sample_weight)
+    y_true, y_pred, sample_weight = _validate_targets(
+        y_true, y_pred, sample_weight, text_weights="strict"
+    )
     result = _multilabel_confusion_matrix_batch(
         y_true,
         y_pred[None],
@@ -474,7 +504,9 @@ def precision_recall_fscore_support(
     >>> precision_recall_fscore_support([0, 1, 1, 0], [0, 1, 0, 0], average="binary")
     (1.0, 0.5, 0.666..., None)
     """
-    y_true, y_pred, sample_weight = _validate_targets(y_true, y_pred, sample_weight)
+    y_true, y_pred, sample_weight = _validate_targets(
+        y_true, y_pred, sample_weight, text_weights="strict"
+    )
     result = _precision_recall_fscore_support_batch(
         y_true,
         y_pred[None],
@@ -495,7 +527,9 @@ def precision_recall_fscore_support(
 
 
 def _label_score(kernel, y_true, y_pred, sample_weight, average, **kwargs):
-    y_true, y_pred, sample_weight = _validate_targets(y_true, y_pred, sample_weight)
+    y_true, y_pred, sample_weight = _validate_targets(
+        y_true, y_pred, sample_weight, text_weights="strict"
+    )
     result = kernel(
         y_true, y_pred[None], sample_weight=sample_weight, average=average, **kwargs
     )
@@ -903,6 +937,7 @@ def top_k_accuracy_score(
     0.75
     """
     xp = metric_namespace(y_true, y_score, sample_weight)
+    as_array(y_true, metric_namespace(y_true), input_name="")  # checked first
     y_score = as_array(y_score, xp, input_name="")
     return to_score(
         _top_k_accuracy_score_batch(

@@ -27,6 +27,7 @@ from gpuml._validation import assert_all_finite, check_sample_weight
 from gpuml.metrics._base import (
     as_array,
     metric_namespace,
+    reject_text_weights,
     type_of_target,
     unique_labels,
 )
@@ -576,6 +577,7 @@ def _multiclass_probabilities(y_true, probas, sample_weight, labels, xp: ModuleT
 def _weights(sample_weight, n_samples: int, xp: ModuleType):
     if sample_weight is None:
         return None
+    reject_text_weights(sample_weight)  # scikit-learn averages with them as given
     weights = check_sample_weight(sample_weight, n_samples, xp=xp, dtype=None)
     return weights.astype(xp.float64)
 
@@ -670,9 +672,10 @@ def _top_k_accuracy_score_batch(
     y_true, y_scores, *, sample_weight=None, k=2, normalize=True, labels=None
 ):
     """Batch kernel of :func:`top_k_accuracy_score`: (c, n) or (c, n, n_classes)."""
+    reject_text_weights(sample_weight)
     xp = metric_namespace(y_true, y_scores, sample_weight)
-    y, xt = _own_namespace_array(y_true, "")
-    y = _column_or_1d(y)
+    xt = metric_namespace(y_true)
+    y = _column_or_1d(as_array(y_true, xt, input_name=""))
     y_type = type_of_target(y, xt, input_name="y_true")
     if y_type == "binary" and labels is not None and len(labels) > 2:
         y_type = "multiclass"
@@ -746,6 +749,10 @@ def _top_k_accuracy_score_batch(
         hits = ahead.sum(axis=2) < k
     weights = None if sample_weight is None else _to_xp(sample_weight, xp)
     if weights is not None:
+        if weights.shape != (hits.shape[1],):  # np.average's error in scikit-learn
+            raise TypeError(
+                "Axis must be specified when shapes of a and weights differ."
+            )
         weights = weights.astype(xp.float64)
     return _row_average(hits, weights, normalize, xp)
 

@@ -6,6 +6,7 @@ Split from ``_ranking.py``, whose batched binary machinery they reuse.
 from __future__ import annotations
 
 import warnings
+from numbers import Real
 from types import ModuleType
 
 import numpy as np
@@ -13,6 +14,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.validation import check_consistent_length
 
 from gpuml._array import namespace_of
+from gpuml._sklearn_compat import validate_params
 from gpuml.metrics._base import (
     as_array,
     check_weights,
@@ -25,6 +27,7 @@ from gpuml.metrics._ranking import (
     _as_labels_1d,
     _check_pos_label_type,
     _column_or_1d_shape_error,
+    _reject_text_scores,
     _to_xp_bool,
     _validate_y_true,
 )
@@ -58,6 +61,7 @@ def _pos_label_or_default(pos_label, y_true, yxp: ModuleType):
 def _curve_counts(y_true, y_score, pos_label, sample_weight, func: str):
     """scikit-learn's ``confusion_matrix_at_thresholds``: (fps, tps, thresholds, xp)."""
     _check_pos_label_type(pos_label, func, allow_none=True)
+    _reject_text_scores(y_score)
     xp = metric_namespace(y_true, y_score, sample_weight)
     y_true = _validate_y_true(y_true, xp)
     yxp = namespace_of(y_true)
@@ -96,6 +100,16 @@ def _curve_counts(y_true, y_score, pos_label, sample_weight, func: str):
     return fps, tps, y_score[ends], xp
 
 
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_score": ["array-like"],
+        "pos_label": [Real, str, "boolean", None],
+        "sample_weight": ["array-like", None],
+        "drop_intermediate": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def roc_curve(
     y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=True
 ):
@@ -161,6 +175,16 @@ def roc_curve(
     return rates[0], rates[1], thresholds
 
 
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_score": ["array-like"],
+        "pos_label": [Real, str, "boolean", None],
+        "sample_weight": ["array-like", None],
+        "drop_intermediate": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def precision_recall_curve(
     y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=False
 ):

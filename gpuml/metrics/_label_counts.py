@@ -33,6 +33,7 @@ from gpuml._validation import assert_all_finite
 from gpuml.metrics._base import (
     check_targets,
     metric_namespace,
+    not_integral,
 )
 
 _AVERAGE_OPTIONS = (None, "micro", "macro", "weighted", "samples")
@@ -176,7 +177,7 @@ def _is_continuous(y, xp: ModuleType, input_name: str) -> bool:
     if y.dtype.kind != "f":
         return False
     assert_all_finite(y, xp=xp, input_name=input_name)
-    return bool(xp.any(y != xp.floor(y)))
+    return bool(xp.any(not_integral(y, xp)))
 
 
 def _label_batch(y_true, y_preds, sample_weight, *, encode=True) -> _LabelBatch:

@@ -45,6 +45,12 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.validation import check_consistent_length
 
 from gpuml._array import namespace_of, to_namespace
+from gpuml._sklearn_compat import (
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    validate_params,
+)
 from gpuml.metrics._base import (
     as_array,
     check_weights,
@@ -71,7 +77,7 @@ _ROC_MULTICLASS = ("raise", "ovr", "ovo")
 
 
 def _invalid(name: str, func: str, expected: str, value) -> ValueError:
-    return ValueError(
+    return InvalidParameterError(
         f"The {name!r} parameter of {func} must be {expected}. Got {value!r} instead."
     )
 
@@ -248,6 +254,9 @@ def _binary_roc_auc(y_true, y_score, sample_weight, max_fpr, xp: ModuleType):
         )
     tps, fps = _ranked_counts(y_true, y_score, sample_weight, xp)
     n_tp, n_fp = tps[..., -1], fps[..., -1]
+    direction = 1.0
+    if sample_weight is not None and bool((sample_weight < 0).any()):
+        direction = _fpr_direction(fps, n_fp, one_class, xp)
     valid = ~one_class & (n_tp > 0) & (n_fp > 0)
     if sample_weight is not None:  # weights may leave one class without weight
         for empty, kind, rate in (
@@ -265,10 +274,12 @@ def _binary_roc_auc(y_true, y_score, sample_weight, max_fpr, xp: ModuleType):
     n_fp = xp.where(valid, n_fp, 1.0)[..., None]
     if max_fpr is None or max_fpr == 1:
         # Trapezoids between consecutive points; zero width inside a run.
-        area = ((fps - _shift_right(fps, xp)) * (tps + _shift_right(tps, xp))).sum(
+        # Rates first, as scikit-learn: products of huge weights overflow.
+        fpr, tpr = fps / n_fp, tps / n_tp
+        area = ((fpr - _shift_right(fpr, xp)) * (tpr + _shift_right(tpr, xp))).sum(
             axis=-1
         )
-        auc = area / (2.0 * n_tp[..., 0] * n_fp[..., 0])
+        auc = direction * area / 2.0
     else:
         x1, y1 = fps / n_fp, tps / n_tp
         x0, y0 = _shift_right(x1, xp), _shift_right(y1, xp)
@@ -286,6 +297,36 @@ def _binary_roc_auc(y_true, y_score, sample_weight, max_fpr, xp: ModuleType):
         min_area = 0.5 * max_fpr**2
         auc = 0.5 * (1 + (partial - min_area) / (max_fpr - min_area))
     return xp.where(valid, auc, xp.nan)
+
+
+def _fpr_direction(fps, n_fp, one_class, xp: ModuleType):
+    """scikit-learn's ``auc`` direction of each row's false positive rates.
+
+    With negative weights the false positive rate down a ranking need not
+    increase: scikit-learn's ``auc`` then integrates a decreasing curve
+    backwards (direction -1) and raises where it goes both ways. ``fps`` are
+    the run-end counts of :func:`_ranked_counts`; the curve starts at 0.
+    Rows of one class (NaN before any curve) or without a positive total of
+    negatives (no rates: NaN) raise no error.
+    """
+    defined = ((n_fp > 0) & ~one_class)[..., None]
+    steps = (fps - _shift_right(fps, xp)) * defined  # the sign of each fpr step
+    down = xp.any(steps < 0, axis=-1)
+    up = xp.any(steps > 0, axis=-1)
+    if bool((down & up).any()):
+        row = int(xp.argmax((down & up).reshape(-1)))
+        x = (fps / n_fp[..., None]).reshape(-1, fps.shape[-1])[row]
+        raise ValueError(
+            f"x is neither increasing nor decreasing : {_host_curve(x, xp)}."
+        )
+    return xp.where(down, -1.0, 1.0)
+
+
+def _host_curve(x, xp: ModuleType):
+    """The distinct points of a rate curve (with its leading 0), for a message."""
+    x = to_namespace(x, np)
+    keep = np.r_[True, x[1:] != x[:-1]]
+    return np.r_[0.0, x[keep]]
 
 
 def _binary_average_precision(y_true, y_score, sample_weight, xp: ModuleType):
@@ -681,12 +722,51 @@ def _validate_targets(y_true, sample_weight, y_scores, xp: ModuleType):
     return y_true, check_weights(sample_weight, n_samples, xp)
 
 
-def _validate_scores(y_true, y_score, sample_weight, xp: ModuleType):
-    """The scores as an array of ``xp``; the kernels check the rest."""
+def _validate_scores(y_true, y_score, sample_weight, xp: ModuleType, *, y_first):
+    """The scores as an array of ``xp``; the kernels check the rest.
+
+    ``y_first``: ``y_true`` is checked before the lengths (scikit-learn's
+    message for an empty one in ``roc_auc_score``). Scores given as text are
+    refused (scikit-learn's ``dtype="numeric"`` error; see
+    :func:`_reject_text_scores` for the other ranking metrics).
+    """
+    if y_first:
+        as_array(y_true, metric_namespace(y_true), input_name="y_true")
     check_consistent_length(y_true, y_score, sample_weight)
-    return as_array(y_score, xp, input_name="y_score")
+    return as_array(y_score, xp, input_name="y_score", dtype="numeric")
 
 
+def _reject_text_scores(y_score) -> None:
+    """scikit-learn's ranking curves subtract scores: text fails with TypeError."""
+    dtype = getattr(y_score, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        try:
+            dtype = np.asarray(y_score).dtype
+        except (TypeError, ValueError):
+            return
+    if dtype.kind in "US" or (dtype.kind == "O" and _holds_text(y_score)):
+        raise TypeError(
+            f"y_score must be an array of numbers, got dtype {dtype}: convert the "
+            "scores to numbers explicitly."
+        )
+
+
+def _holds_text(values) -> bool:
+    return any(isinstance(v, (str, bytes)) for v in np.asarray(values).ravel())
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_score": ["array-like"],
+        "average": [StrOptions({"micro", "macro", "samples", "weighted"}), None],
+        "sample_weight": ["array-like", None],
+        "max_fpr": [Interval(numbers.Real, 0.0, 1, closed="right"), None],
+        "multi_class": [StrOptions({"raise", "ovr", "ovo"})],
+        "labels": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def roc_auc_score(
     y_true,
     y_score,
@@ -740,7 +820,7 @@ def roc_auc_score(
     """
     _check_roc_auc_params(average, max_fpr, multi_class)
     xp = metric_namespace(y_true, y_score, sample_weight)
-    y_score = _validate_scores(y_true, y_score, sample_weight, xp)
+    y_score = _validate_scores(y_true, y_score, sample_weight, xp, y_first=True)
     result = _roc_auc_score_batch(
         y_true,
         y_score[None],
@@ -753,6 +833,16 @@ def roc_auc_score(
     return to_score(result[0])
 
 
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_score": ["array-like"],
+        "average": [StrOptions({"micro", "samples", "weighted", "macro"}), None],
+        "pos_label": [numbers.Real, str, "boolean"],
+        "sample_weight": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def average_precision_score(
     y_true, y_score, *, average="macro", pos_label=1, sample_weight=None
 ):
@@ -791,8 +881,9 @@ def average_precision_score(
     """
     _check_average(average, "average_precision_score")
     _check_pos_label_type(pos_label, "average_precision_score", allow_none=False)
+    _reject_text_scores(y_score)
     xp = metric_namespace(y_true, y_score, sample_weight)
-    y_score = _validate_scores(y_true, y_score, sample_weight, xp)
+    y_score = _validate_scores(y_true, y_score, sample_weight, xp, y_first=False)
     result = _average_precision_score_batch(
         y_true,
         y_score[None],

@@ -432,7 +432,8 @@ def max_error(y_true, y_pred):
     >>> max_error([3, 2, 7, 1], [4, 2, 7, 1])
     1.0
     """
-    y_true, y_pred, _, _ = _validate(y_true, y_pred, None, None)
+    # scikit-learn's dtype="numeric" here: text is refused, not converted.
+    y_true, y_pred, _, _ = _validate(y_true, y_pred, None, None, numeric=True)
     _single_output(y_true, "max_error")
     return _finish(_max_error_batch(y_true, y_pred[None]), None)
 

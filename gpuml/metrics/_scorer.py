@@ -48,8 +48,16 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.multiclass import type_of_target
 
 from gpuml._array import namespace_of, to_host
-from gpuml._sklearn_compat import routing_enabled, routing_owner, sklearn_scorer_spec
+from gpuml._sklearn_compat import (
+    HasMethods,
+    StrOptions,
+    routing_enabled,
+    routing_owner,
+    sklearn_scorer_spec,
+    validate_params,
+)
 from gpuml.metrics import _classification, _ranking, _regression
+from gpuml.metrics._batch_checks import check_batch
 
 BATCH_KERNELS: dict[Callable, Callable] = {
     **_regression.BATCH_KERNELS,
@@ -375,10 +383,18 @@ class Scorer:
         scores : array of shape (k,)
             In the namespace of the inputs (CuPy for device inputs) for a
             batched scorer; a NumPy array otherwise.
+
+        Raises
+        ------
+        Exception
+            The error the metric raises for any one candidate (bad
+            parameters, targets or weights, NaN or infinite predictions),
+            checked before the batched kernel runs (``_batch_checks.py``).
         """
         kwargs = self._scoring_kwargs(sample_weight, kwargs)
         kernel = BATCH_KERNELS.get(self._score_func)
         if kernel is not None:
+            check_batch(self._score_func, y_true, y_preds, kwargs)
             scores = kernel(y_true, y_preds, **kwargs)
             # (no multiply for a positive sign: one kernel less to compile)
             return scores if self._sign == 1 else self._sign * scores
@@ -551,6 +567,7 @@ def get_scorer_names() -> list[str]:
     return sk_get_scorer_names()
 
 
+@validate_params({"scoring": [str, callable, None]}, prefer_skip_nested_validation=True)
 def get_scorer(scoring):
     """A scorer from a name (any of :func:`get_scorer_names`), or ``scoring``.
 
@@ -580,6 +597,18 @@ def get_scorer(scoring):
     return Scorer(_NATIVE.get(func.__name__, func), sign, kwargs, response_method)
 
 
+@validate_params(
+    {
+        "score_func": [callable],
+        "response_method": [
+            list,
+            tuple,
+            StrOptions({"predict", "predict_proba", "decision_function"}),
+        ],
+        "greater_is_better": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_scorer(
     score_func, *, response_method="predict", greater_is_better=True, **kwargs
 ):
@@ -628,6 +657,23 @@ def _looks_like_a_metric(scoring) -> bool:
     )
 
 
+@validate_params(
+    {
+        "estimator": [HasMethods("fit"), None],
+        "scoring": [
+            StrOptions(set(sk_get_scorer_names())),
+            callable,
+            list,
+            set,
+            tuple,
+            dict,
+            None,
+        ],
+        "allow_none": ["boolean"],
+        "raise_exc": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def check_scoring(estimator=None, scoring=None, *, allow_none=False, raise_exc=True):
     """The scorer for ``scoring``, like :func:`sklearn.metrics.check_scoring`.
 

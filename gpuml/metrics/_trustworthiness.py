@@ -15,12 +15,15 @@ others. On the CPU the tiles' distances are scikit-learn's
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.manifold import trustworthiness as _sk_trustworthiness
 from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors as _SkNearestNeighbors
 
 from gpuml._array import input_namespace, to_host
+from gpuml._sklearn_compat import InvalidParameterError
 from gpuml._validation import check_array
 
 # Rows of the CPU's distance tile: at most this many values in a tile's
@@ -110,10 +113,14 @@ def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean"):
 
 def _check(X, X_embedded, n_neighbors: int) -> int:
     n_samples = X.shape[0]
-    if n_neighbors < 1:
-        raise ValueError(
+    if (
+        not isinstance(n_neighbors, Integral)
+        or isinstance(n_neighbors, bool)
+        or n_neighbors < 1
+    ):
+        raise InvalidParameterError(
             f"The 'n_neighbors' parameter of trustworthiness must be an int in the "
-            f"range [1, inf). Got {n_neighbors} instead."
+            f"range [1, inf). Got {n_neighbors!r} instead."
         )
     if n_neighbors >= n_samples / 2:
         raise ValueError(

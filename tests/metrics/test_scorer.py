@@ -13,6 +13,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, cross_validate
 
 from gpuml import metrics
+from gpuml._sklearn_compat import InvalidParameterError
 from gpuml.linear_model import Ridge
 from gpuml.metrics import check_scoring, get_scorer, get_scorer_names, make_scorer
 from gpuml.metrics._scorer import binary_response
@@ -253,12 +254,20 @@ def test_score_predictions_fallback_loops_on_host(rng):
 def test_check_scoring_rules(regression):
     model, X, y = regression
     assert check_scoring(model)(model, X, y) == pytest.approx(model.score(X, y))
-    assert check_scoring(object(), allow_none=True) is None
+
+    class FitOnly:
+        def fit(self, X, y):
+            return self
+
+    assert check_scoring(FitOnly(), allow_none=True) is None
     with pytest.raises(TypeError, match="should have a 'score' method"):
-        check_scoring(object())
+        check_scoring(FitOnly())
+    # scikit-learn's parameter validation: an estimator must have ``fit``.
+    with pytest.raises(InvalidParameterError, match="'estimator' parameter"):
+        check_scoring(object(), allow_none=True)
     with pytest.raises(ValueError, match="looks like it is a metric function"):
         check_scoring(model, scoring=metrics.r2_score)
-    with pytest.raises(ValueError, match="scoring is invalid"):
+    with pytest.raises(InvalidParameterError, match="'scoring' parameter"):
         check_scoring(model, scoring=3)
     with pytest.raises(ValueError, match="Duplicate elements were found"):
         check_scoring(model, scoring=["r2", "r2"])
