@@ -54,24 +54,40 @@ def cho_solve(A, B, xp: ModuleType, *, check_pivots: bool = True):
     return solve_triangular(L.T, Z, lower=False)
 
 
-def thin_svd(A, xp: ModuleType):
+def thin_svd(A, xp: ModuleType, *, host_max: int = 0):
     """Thin SVD ``A = U diag(s) Vt``; tall matrices go through a QR first.
 
     For ``n_rows >> n_cols`` the QR reduces the SVD to a small square problem,
     which is much faster on the GPU than a direct SVD of the tall matrix.
+
+    On CuPy, that small problem (or ``A`` itself, when it is not tall) is
+    decomposed on the host by LAPACK, as on NumPy, when it has at most
+    ``host_max`` columns. LAPACK finds the small singular values of a graded
+    matrix (a row scaled by an extreme weight) to their own precision, as
+    scikit-learn's SVD solver relies on; an SVD accurate only relative to
+    the largest singular value (``gesvd`` on the GPU need be no better)
+    keeps the dominant row's direction and loses the others' (issue 33).
     """
     n_rows, n_cols = A.shape
+    on = np if xp is not np and n_cols <= host_max else xp
     if n_rows > 2 * n_cols:
         Q, R = xp.linalg.qr(A, mode="reduced")
-        U_r, s, Vt = _svd(R, xp)
+        U_r, s, Vt = _svd(R, xp, on)
         return Q @ U_r, s, Vt
-    return _svd(A, xp)
+    return _svd(A, xp, on)
 
 
-def _svd(A, xp: ModuleType):
-    if xp is np:
-        return scipy.linalg.svd(A, full_matrices=False, check_finite=False)
-    return xp.linalg.svd(A, full_matrices=False)
+def _svd(A, xp: ModuleType, on: ModuleType):
+    """``xp.linalg.svd(A)``, computed in ``on`` (NumPy: SciPy's LAPACK)."""
+    if on is not np:
+        return xp.linalg.svd(A, full_matrices=False)
+    if xp is not np:
+        A = xp.asnumpy(A)
+    # A NaN or an infinity (an overflow in the QR before) raises SciPy's
+    # "array must not contain infs or NaNs", scikit-learn's error for a
+    # non-finite system, rather than LAPACK's answer to a non-finite input.
+    U, s, Vt = scipy.linalg.svd(A, full_matrices=False, check_finite=True)
+    return xp.asarray(U), xp.asarray(s), xp.asarray(Vt)
 
 
 def sparse_module(xp: ModuleType) -> ModuleType:

@@ -78,16 +78,18 @@ def _fit_from_device_gram(X, y, sample_weight, alpha, fit_intercept, xp):
     """``(coef (t, p), intercept (t,))`` of a cholesky fit on the GPU, or
     None when a positive definite system cannot be factorised.
 
-    The statistics come from one pass of gpuml's kernels and cuBLAS over
-    ``X`` (see ``_DeviceRidgeMoments``; ``X`` is neither copied nor
-    centred in place); the small system is solved on the host in float64,
-    by Cholesky, with the minimum-norm solution when it is singular, as
-    :func:`_solve_cholesky` does. Raises scikit-learn's ``ValueError`` when
-    the system overflows.
+    The statistics come from gpuml's kernels and cuBLAS over ``X`` (see
+    ``_DeviceRidgeMoments.fit_system``; ``X`` is neither copied nor
+    centred in place), centred at the general path's offsets as
+    scikit-learn centres, so that an extreme weight gives the general
+    path's system and its outcome; the small system is solved on the host
+    in float64, by Cholesky, with the minimum-norm solution when it is
+    singular, as :func:`_solve_cholesky` does. Raises scikit-learn's
+    ``ValueError`` when the system or the offsets overflow.
     """
     Y = y.reshape(-1, 1) if y.ndim == 1 else y
     moments = _DeviceRidgeMoments(X, Y, sample_weight, fit_intercept, xp, [None])
-    A, B, X_offset, y_offset = moments.system(None)
+    A, B, X_offset, y_offset = moments.fit_system()
     host_alpha = np.asarray(to_host(alpha), dtype=np.float64)
     try:
         coef = _shifted_solve(A, B, host_alpha, np)
@@ -136,7 +138,7 @@ def _all_positive(alpha) -> bool:
 
 
 def _solve_svd(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
-    U, s, Vt = thin_svd(problem.X, xp)
+    U, s, Vt = thin_svd(problem.X, xp, host_max=_HOST_SOLVE_MAX)
     UTy = U.T @ problem.y  # (k, t)
     s = s[:, None]
     nonzero = s > 1e-15
@@ -412,9 +414,9 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
                     X, y, sample_weight, alpha, self.fit_intercept, xp
                 )
             except ValueError:
-                # An overflow in the device's float64 sums of shifted rows:
-                # the general path below centres and weights as
-                # scikit-learn does, and raises exactly where it raises.
+                # The offsets or the system overflowed (or the weights are
+                # all zero): the general path below raises scikit-learn's
+                # error where scikit-learn raises it.
                 fitted = None
         if fitted is not None:
             coef, intercept = fitted

@@ -52,6 +52,7 @@ import numpy as np
 
 from gpuml._array import to_host
 from gpuml._linalg import block_grams, device_eigh, eigh
+from gpuml._reductions import column_mean
 from gpuml.linear_model._ridge_problem import (
     NON_FINITE_SYSTEM,
     _eigh_solve,
@@ -287,17 +288,20 @@ class _RidgeMoments:
         Z[:, -1] = 1.0
         return Z
 
-    def _design_sums(self, rows, fit_intercept: bool):
+    def _design_sums(self, rows, fit_intercept: bool, centre=None):
         """``(Zwᵀ Z, shift)`` in float64, ``Z = [X - sx, Y - sy, 1]`` over
-        ``rows`` (``Zw = w Z``), and the shift ``[sx, sy]`` used: with an
-        intercept, the rows' weighted mean (one pass before the sums), so
-        that the centring loses no more than scikit-learn's."""
+        ``rows`` (``Zw = w Z``), and the shift ``[sx, sy]`` used: ``centre``
+        (host, ``p + t`` values) where given; else, with an intercept, the
+        rows' weighted mean (one pass before the sums), so that the
+        centring loses no more than scikit-learn's."""
         p, t = self.X.shape[1], self.Y.shape[1]
         width = p + t + 1
         n_rows = _count(rows)
         step = max(1, _HOST_CHUNK_ELEMENTS // width)
         shift = np.zeros(p + t)
-        if fit_intercept:
+        if centre is not None:
+            shift = np.asarray(centre, dtype=np.float64)
+        elif fit_intercept:
             shares = self._mean_weights(rows)
             for lo in range(0, n_rows, step):
                 index = _take(rows, lo, step)
@@ -330,8 +334,51 @@ class _RidgeMoments:
             X_offset, y_offset = moments.mean[:p], moments.mean[p : p + t]
         else:
             X_offset, y_offset = np.zeros(p), np.zeros(t)
+        return self._checked_system(A, B, X_offset, y_offset)
+
+    def fit_system(self):
+        """``(A, B, X_offset, y_offset)`` of all rows as ``Ridge.fit``'s
+        general path (and scikit-learn) forms them, float64 on the host.
+
+        The offsets are :func:`~gpuml._reductions.column_mean`'s, as
+        :func:`~gpuml.linear_model._ridge_problem._make_problem` takes them
+        (scikit-learn's ``np.average``: its weighted sums overflow, and
+        raise, where scikit-learn's do); ``A`` and ``B`` are the weighted
+        sums of products of the rows centred at those offsets, taken as
+        they are. :meth:`system` instead centres each group of rows at its
+        own mean, exactly, which scikit-learn does not: where an extreme
+        weight makes the rounding of the offsets count (a weight of 1e308
+        times the last bit of a mean), the two differ, and a single fit
+        follows scikit-learn.
+        """
+        if self.host_weights is not None:
+            _check_fold_weights(self.host_weights, np)
+        p, t = self.X.shape[1], self.Y.shape[1]
+        with np.errstate(all="ignore"):  # overflows are checked below
+            if self.fit_intercept:
+                X_offset, y_offset = (
+                    np.asarray(
+                        to_host(column_mean(a, self.weights, xp=self.xp)),
+                        dtype=np.float64,
+                    )
+                    for a in (self.X, self.Y)
+                )
+                centre = np.concatenate((X_offset, y_offset))
+            else:
+                X_offset, y_offset = np.zeros(p), np.zeros(t)
+                centre = None
+            sums, _ = self._design_sums(
+                slice(0, self.X.shape[0]), self.fit_intercept, centre
+            )
+        A, B = sums[:p, :p], sums[:p, p : p + t]
+        return self._checked_system(A, B, X_offset, y_offset)
+
+    def _checked_system(self, A, B, X_offset, y_offset):
+        """The system, after the check that ``Ridge.fit``'s cholesky solver
+        makes: scikit-learn's ``ValueError`` where the system (in the data's
+        dtype) or the offsets overflowed."""
         dtype = self.X.dtype
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             check_finite_system(
                 A.astype(dtype), B.astype(dtype), X_offset, y_offset, xp=np
             )
@@ -453,12 +500,13 @@ class _DeviceRidgeMoments(_RidgeMoments):
             ),
         )
 
-    def _design_sums(self, rows, fit_intercept: bool):
+    def _design_sums(self, rows, fit_intercept: bool, centre=None):
         """``(Zwᵀ Z, shift)`` as on NumPy: each chunk's ``Z`` (padded with
         zero rows to whole blocks) by one kernel, every block's ``Zwᵀ Z`` by
         one batched GEMM and one kernel that adds them to a float64 total
-        on the device; the total comes to the host once. With an intercept
-        the shift is the rows' weighted mean, from a first pass: each
+        on the device; the total comes to the host once. The shift is
+        ``centre`` (host, ``p + t`` values) where given; else, with an
+        intercept, the rows' weighted mean, from a first pass: each
         chunk's unshifted ``Z`` times its rows' shares of the weight (a
         cuBLAS matrix-vector product), added up on the host."""
         from gpuml import _cuda
@@ -476,7 +524,10 @@ class _DeviceRidgeMoments(_RidgeMoments):
             (lo, min(step, n_rows - lo), -(-min(step, n_rows - lo) // block) * block)
             for lo in range(0, n_rows, step)
         ]
-        if fit_intercept:
+        if centre is not None:
+            shift = xp.asarray(np.asarray(centre).astype(X.dtype))
+            host_shift = np.asarray(centre).astype(X.dtype).astype(np.float64)
+        elif fit_intercept:
             shares = self._mean_weights(rows)
             mean = np.zeros(p + t)
             for lo, count, padded in chunks:

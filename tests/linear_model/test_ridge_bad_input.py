@@ -141,6 +141,7 @@ def test_extreme_finite_targets_and_weights_fit_as_sklearn(
     else:
         sw = np.ones(30)
         sw[0] = 1e308
+        y[0] = 0.25  # and its weighted target: |y[0]| > 1.8 overflows np.average
     expected = SkRidge(fit_intercept=fit_intercept).fit(X, y, sample_weight=sw)
     model = Ridge(fit_intercept=fit_intercept).fit(
         backend.asarray(X),
@@ -175,7 +176,10 @@ def test_column_vector_target_as_sklearn(backend, rng, fmt, fit_intercept):
     pred = model.predict(backend.asarray(X))
     backend.assert_family(pred, shape=(30,))
     assert expected.predict(X).shape == (30,)
-    np.testing.assert_allclose(backend.to_numpy(pred), expected.predict(X), rtol=1e-6)
+    # Sparse X is solved iteratively by both ("auto": sparse_cg, tol=1e-4),
+    # so the two agree to the solvers' tolerance, not to rounding.
+    rtol = 1e-6 if fmt == "dense" else 1e-3
+    np.testing.assert_allclose(backend.to_numpy(pred), expected.predict(X), rtol=rtol)
 
 
 def test_copy_X_false_on_read_only_input(rng):
@@ -221,3 +225,72 @@ def test_overflow_with_svd_or_sparse_cg_raises(backend, rng, solver, fmt):
         Ridge(solver=solver, fit_intercept=fmt == "dense").fit(
             backend.as_format(X, fmt), backend.asarray(y)
         )
+
+
+def _extreme_weight_draws(rng, n_draws=12):
+    """Data with a weight of 1e308 on its first row, and scikit-learn's fit
+    (or its exception): it raises (its weighted means or its Gram matrix
+    overflow) or fits, by draw."""
+    for _ in range(n_draws):
+        X = rng.normal(size=(30, 3))
+        y = X @ rng.normal(size=3) + 0.1 * rng.normal(size=30)
+        sw = np.r_[1e308, np.ones(29)]
+        yield X, y, sw
+
+
+def _sklearn_fit(X, y, sw, fit_intercept):
+    model = SkRidge(fit_intercept=fit_intercept)
+    error = _sklearn_outcome(lambda: model.fit(X, y, sample_weight=sw))
+    return model, error
+
+
+def test_extreme_weight_outcome_as_sklearn(backend, rng):
+    # issue 33: the GPU's Gram statistics centred at their own exact mean,
+    # where scikit-learn centres at np.average's (whose rounding a weight
+    # of 1e308 magnifies, or whose sums overflow). (Without an intercept,
+    # such a system is numerically of rank one: scikit-learn's Cholesky
+    # may solve it, where gpuml's takes the SVD (gpuml/_linalg.cho_solve);
+    # test_extreme_finite_targets_and_weights_fit_as_sklearn has the case
+    # where both take the SVD.)
+    fit_intercept = True
+    for X, y, sw in _extreme_weight_draws(rng):
+        expected, error = _sklearn_fit(X, y, sw, fit_intercept)
+        model = Ridge(fit_intercept=fit_intercept)
+        data = (backend.asarray(X), backend.asarray(y))
+        if error is not None:
+            with pytest.raises(type(error)) as got:
+                model.fit(*data, sample_weight=backend.asarray(sw))
+            assert str(got.value) == str(error)
+            continue
+        model.fit(*data, sample_weight=backend.asarray(sw))
+        coef = backend.to_numpy(model.coef_)
+        np.testing.assert_allclose(coef, expected.coef_, rtol=1e-6)
+        np.testing.assert_allclose(
+            backend.to_numpy(model.intercept_), expected.intercept_, rtol=1e-6
+        )
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_moments_fit_system_is_sklearns_system(rng, fit_intercept):
+    # The statistics that a GPU Ridge.fit forms (_DeviceRidgeMoments, here
+    # in their NumPy form) give scikit-learn's outcome: its error where it
+    # raises, its coefficients where the host Cholesky solves the system
+    # (a system it refuses goes to the general path, which fits as above).
+    from gpuml.linear_model._ridge_moments import _RidgeMoments
+    from gpuml.linear_model._ridge_problem import _shifted_solve
+
+    for X, y, sw in _extreme_weight_draws(rng, 20):
+        expected, error = _sklearn_fit(X, y, sw, fit_intercept)
+        moments = _RidgeMoments(X, y[:, None], sw, fit_intercept, np, [None])
+        if error is not None:
+            with pytest.raises(type(error), match=f"^{error}$"):
+                moments.fit_system()
+            continue
+        A, B, X_offset, y_offset = moments.fit_system()
+        try:
+            coef = _shifted_solve(A, B, np.ones(1), np)[:, 0]
+        except np.linalg.LinAlgError:
+            continue
+        np.testing.assert_allclose(coef, expected.coef_, rtol=1e-6)
+        intercept = y_offset - coef @ X_offset
+        np.testing.assert_allclose(intercept, expected.intercept_, rtol=1e-6)
