@@ -8,7 +8,7 @@
 // squared distance less |x_i|^2, which does not change the order), for the
 // cosine metric alpha = -1 on normalised rows, for distances alpha = 1.
 // Equal keys are ordered by column index, so results do not depend on the
-// order of the work.
+// order of the work. A NaN key counts as +inf.
 
 #define KNN_MAX_K 128
 #define WARP 32
@@ -19,7 +19,10 @@ __device__ __forceinline__ double score_key(const double* G, const double* colum
                                             long long j)
 {
     const double g = alpha * G[row_offset + j];
-    return column ? g + column[j] : g;
+    const double key = column ? g + column[j] : g;
+    // NaN (inf - inf: a row whose squared norm or product overflows) is the
+    // farthest key, as scikit-learn's exact distance to such a row is inf.
+    return isnan(key) ? __longlong_as_double(0x7ff0000000000000LL) : key;
 }
 
 __device__ __forceinline__ bool key_less(double a, long long ia, double b, long long ib)

@@ -37,7 +37,7 @@ from gpuml._sklearn_compat import (
     fit_context,
     nearest_neighbors_constraints,
 )
-from gpuml._validation import validate_data
+from gpuml._validation import NUMERIC_FLOAT, validate_data
 from gpuml.neighbors._search import (
     MAX_DEVICE_K,
     device_kneighbors,
@@ -194,7 +194,9 @@ class NearestNeighbors(BaseEstimator):
             self.effective_metric_ = host.effective_metric_
             self.effective_metric_params_ = host.effective_metric_params_
             return self
-        X = validate_data(self, X, xp=xp, dtype=(np.float64, np.float32))
+        # scikit-learn's rule (dtype="numeric": strings, even numeric ones,
+        # are refused), then float64 for what is not float32 or float64
+        X = validate_data(self, X, xp=xp, dtype=NUMERIC_FLOAT)
         if self._metric == "precomputed" and bool((X < 0).any()):
             raise ValueError(
                 "Negative values in data passed to precomputed distance matrix."
@@ -273,9 +275,7 @@ class NearestNeighbors(BaseEstimator):
             Q = self._fit_X
             k += 1
         else:
-            Q = validate_data(
-                self, X, xp=xp, reset=False, dtype=(np.float64, np.float32)
-            )
+            Q = validate_data(self, X, xp=xp, reset=False, dtype=NUMERIC_FLOAT)
             if self._metric == "precomputed" and bool((Q < 0).any()):
                 raise ValueError(
                     "Negative values in data passed to precomputed distance matrix."
