@@ -54,7 +54,8 @@ How the work travels:
   fit kills its worker (``KilledWorker``) is found by running the suspect
   tasks again alone, one candidate each, and gets ``error_score`` (or a
   ``RuntimeError`` naming it with ``error_score="raise"``); a lost
-  scheduler is reported at once (:func:`check_scheduler`), and nothing is
+  scheduler is reported at once (:func:`check_scheduler`), whether or not
+  the client has noticed it yet (:func:`scheduler_answers`), and nothing is
   asked of a client without one when the search cleans up.
 
 The refit of the best candidate is not a task: it runs in the caller's
@@ -63,9 +64,12 @@ process, on its compute device, where the caller's data already are.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
 import math
+import socket
 import sys
 import threading
 import time
@@ -308,27 +312,76 @@ def dispatch(
         # Release the tasks and the payload, drop the workers' copies and the
         # shared files. A cleanup error (a worker already gone) must not hide
         # the search's, and a client that lost its scheduler is not asked.
+        lost = tasks is not None and tasks.scheduler_lost
         if tasks is not None:
             tasks.release()
-        if client.status == "running":
+        if client.status == "running" and not lost:
             with contextlib.suppress(Exception):
                 client.run(_forget, token)
         _shm.remove(files)
 
 
-def check_scheduler(client) -> None:
-    """Raise a clear error when ``client`` has lost its scheduler."""
-    if client.status == "running":
+def check_scheduler(client, answers=None) -> None:
+    """Raise a clear error when ``client`` has lost its scheduler: its status
+    says so, or ``answers`` (:func:`scheduler_answers`) is False."""
+    if client.status == "running" and answers is not False:
         return
     address = getattr(client.scheduler, "address", None) if client.scheduler else None
     where = f" at {address}" if address else ""
+    why = (
+        "its address refuses connections"
+        if answers is False
+        else f"client status {client.status!r}"
+    )
     raise ConnectionError(
-        f"The Dask client lost its scheduler{where} (client status "
-        f"{client.status!r}): the search's tasks and the workers' results are "
+        f"The Dask client lost its scheduler{where} ({why}): the search's "
+        "tasks and the workers' results are "
         "gone. Restart the scheduler and its workers, connect a new "
         "distributed.Client (pass it as client=, or make it current), and fit "
         "again; or fit without a Dask client to run in this process."
     )
+
+
+# How long a search waits on a result's fetch, and on its tasks with none
+# completing, before it asks the scheduler's address whether it is still
+# there (and again as often while it waits); how long that question waits.
+PROBE_AFTER = 1.0
+IDLE_PROBE_AFTER = 5.0
+PROBE_TIMEOUT = 1.0
+
+
+def scheduler_answers(client):
+    """Whether the scheduler's address accepts a TCP connection: True, False
+    (refused: no process listens there, the scheduler is gone), or None when
+    that cannot be told (not a TCP address, or no answer within
+    :data:`PROBE_TIMEOUT`: a host down or unreachable, where the client's own
+    timeouts decide).
+
+    The client's status is not enough: a client notices a lost scheduler on
+    its connection's close, at a moment of its own, and a result fetch it
+    started in between retries its connection for distributed's connect
+    timeout (30 s) before failing. The operating system accepts a connection
+    for a scheduler however busy, so a slow scheduler is never taken for a
+    lost one. The scheduler logs the connection (closed before distributed's
+    handshake) at INFO level.
+    """
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    address = getattr(client.scheduler, "address", None) if client.scheduler else None
+    try:
+        scheme, location = parse_address(address)
+        host, port = parse_host_port(location)
+    except (TypeError, ValueError):
+        return None
+    if scheme not in ("tcp", "tls"):
+        return None
+    try:
+        socket.create_connection((host, port), timeout=PROBE_TIMEOUT).close()
+    except ConnectionRefusedError:
+        return False
+    except OSError:  # a timeout, an unreachable host
+        return None
+    return True
 
 
 def _payload_values(client, estimator, data, token, config):
@@ -484,9 +537,14 @@ class _Tasks:
       It gets ``error_score`` with a ``fit_error`` that says so (reported,
       with its parameters, in the search's ``FitFailedWarning``), or, with
       ``error_score="raise"``, a ``RuntimeError`` naming it is raised.
-    - **Scheduler lost.** The client cancels every future at once when its
-      connection closes: the search raises :func:`check_scheduler`'s error
-      without waiting for a reconnection.
+    - **Scheduler lost.** The client cancels every future when it notices
+      its connection closed, and the search raises :func:`check_scheduler`'s
+      error without waiting for a reconnection. The search does not depend
+      on the client noticing first: a result's fetch that fails or takes
+      more than :data:`PROBE_AFTER`, or a wait with no task completing for
+      :data:`IDLE_PROBE_AFTER`, asks the scheduler's address
+      (:func:`scheduler_answers`), and a refused connection ends the search
+      at once (the fetch is cancelled).
     """
 
     def __init__(self, client, payload, estimator, scorer, options, config):
@@ -501,6 +559,7 @@ class _Tasks:
         self.futures: dict = {}  # future -> (unit, split)
         self.payload_future = None
         self.resubmitted = 0
+        self.scheduler_lost = False  # found by a probe; nothing more is asked
         self.send()
 
     def send(self) -> None:
@@ -564,7 +623,7 @@ class _Tasks:
                 alone = True
                 self.resubmitted += 1
                 self.submit(*suspects.pop(0), completed)
-            future = next(completed)
+            future = self._next(completed)
             task = self.futures.pop(future)
             outcome, value = self._outcome(future)
             if outcome == "done":
@@ -597,26 +656,73 @@ class _Tasks:
         from distributed import KilledWorker
 
         try:
-            records = future.result()
+            records = self._result(future)
         except KilledWorker as exc:
             future.release()
             return "killed", exc
         except CancelledError:
-            check_scheduler(self.client)
+            self._check()
             future.release()
             return "lost", None
         except OSError:
-            if future.status == "error":
-                raise  # the task's own error
+            if self.scheduler_lost or future.status == "error":
+                raise  # the scheduler's loss, or the task's own error
             # Fetching the result failed: the worker holding it or the
-            # scheduler went away. The client notices a lost scheduler on its
-            # own connection a moment later; run the task again otherwise.
-            _settle(self.client)
-            check_scheduler(self.client)
+            # scheduler went away. Ask the scheduler's address; if that
+            # cannot tell, the client notices a lost scheduler on its own
+            # connection a moment later. Run the task again otherwise.
+            answers = scheduler_answers(self.client)
+            if answers is None:
+                _settle(self.client)
+            self._check(answers)
             future.release()
             return "lost", None
         future.release()
         return "done", records
+
+    def _check(self, answers=None) -> None:
+        """:func:`check_scheduler`, remembering a lost scheduler."""
+        try:
+            check_scheduler(self.client, answers)
+        except ConnectionError:
+            self.scheduler_lost = True
+            raise
+
+    def _probe(self) -> None:
+        """Raise :func:`check_scheduler`'s error if the scheduler's address
+        refuses connections (:func:`scheduler_answers`)."""
+        self._check(scheduler_answers(self.client))
+
+    def _next(self, completed):
+        """The next completed task from ``completed``; while none completes,
+        the scheduler is probed every :data:`IDLE_PROBE_AFTER` seconds."""
+        condition = completed.thread_condition  # notified on each completion
+        deadline = time.monotonic() + IDLE_PROBE_AFTER
+        while not completed.has_ready() and not completed.is_empty():
+            with condition:
+                if not completed.has_ready():
+                    condition.wait(timeout=0.1)
+            if time.monotonic() >= deadline:
+                self._probe()
+                deadline = time.monotonic() + IDLE_PROBE_AFTER
+        return next(completed)
+
+    def _result(self, future):
+        """``future.result()``, the scheduler probed every
+        :data:`PROBE_AFTER` seconds while the fetch lasts: a fetch started
+        just after the scheduler died, before the client noticed, retries
+        its connection for distributed's connect timeout (30 s). It is
+        cancelled when the search stops waiting for it."""
+        fetch = asyncio.run_coroutine_threadsafe(
+            self.client.gather(future, asynchronous=True),
+            self.client.loop.asyncio_loop,
+        )
+        try:
+            while not concurrent.futures.wait([fetch], timeout=PROBE_AFTER).done:
+                self._probe()
+            return fetch.result()
+        finally:
+            fetch.cancel()  # nothing when it is done
 
     def _resend(self, lost: list, resends: int, completed) -> None:
         """Send the data again if the cluster lost them; submit ``lost`` again."""
@@ -628,12 +734,12 @@ class _Tasks:
                 "Check the workers' logs, and fit again once the workers stay "
                 "up."
             )
-        check_scheduler(self.client)
+        self._probe()  # the scatter would wait out a lost scheduler
         if self.payload_future.status != "finished":
             try:
                 self.send()
             except OSError:
-                check_scheduler(self.client)  # the scheduler went away
+                self._probe()  # the scheduler went away
                 raise
         self.resubmitted += 1
         for unit, split in lost:
@@ -663,7 +769,7 @@ class _Tasks:
 
     def release(self) -> None:
         """Let go of the tasks and the payload (see :func:`_release`)."""
-        if self.client.status != "running":
+        if self.scheduler_lost or self.client.status != "running":
             return
         futures = list(self.futures)
         if self.payload_future is not None:

@@ -333,10 +333,55 @@ _SCHEDULER = textwrap.dedent(
 )
 
 
-def test_lost_scheduler_is_reported_at_once(rng, monkeypatch, tmp_path):
+def _late_notice(client, seconds):
+    """The client cancels its futures ``seconds`` after it noticed that its
+    scheduler's connection closed (a slow machine, where the search fetches
+    a finished task's result first); its idle connections are dropped, so
+    that the fetch connects anew (and distributed retries a refused connect
+    until its connect timeout, 30 s)."""
+    import asyncio
+
+    reconnect = client._reconnect
+
+    async def late():
+        deadline = time.monotonic() + seconds
+        while client.status == "connecting" and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if client.status == "connecting":
+            await reconnect()
+
+    async def drop_idle():
+        client.rpc.remove(client.scheduler.address)
+
+    client._reconnect = late
+    client.sync(drop_idle)
+
+
+def _before_second_fetch(monkeypatch, action):
+    """Run ``action`` in this process before the search fetches its second
+    result (of a task that finished)."""
+    real = _dask._Tasks._outcome
+    calls = []
+
+    def outcome(self, future):
+        calls.append(future.status)
+        if len(calls) == 2:
+            action()
+        return real(self, future)
+
+    monkeypatch.setattr(_dask._Tasks, "_outcome", outcome)
+    return calls
+
+
+@pytest.mark.parametrize("order", ["client-first", "fetch-first"])
+def test_lost_scheduler_is_reported_at_once(rng, monkeypatch, tmp_path, order):
     """The scheduler's process dies mid-search (a cluster in a process of
     its own, killed with its workers): the search raises at once, with a
-    message naming the fix, and leaves nothing behind."""
+    message naming the fix, and leaves nothing behind. Whether the client
+    noticed the loss first (``client-first``: it cancels the futures) or
+    the search was fetching a finished task's result when the scheduler
+    died (``fetch-first``: distributed's fetch retries its connection for
+    30 s, and the client cancels the futures late)."""
     script = tmp_path / "scheduler.py"
     script.write_text(_SCHEDULER)
     monkeypatch.setattr(_shm, "MIN_BYTES", 0)
@@ -358,6 +403,7 @@ def test_lost_scheduler_is_reported_at_once(rng, monkeypatch, tmp_path):
 
         def kill():
             os.killpg(process.pid, signal.SIGKILL)
+            process.wait()  # gone: its address refuses connections
             killed.append(time.monotonic())
 
         with (
@@ -366,7 +412,23 @@ def test_lost_scheduler_is_reported_at_once(rng, monkeypatch, tmp_path):
         ):
             GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=2, client=client).fit(X, y)
             baseline = _baseline()  # the client's threads included
-            _on_first_record(monkeypatch, kill)
+            if order == "client-first":
+
+                def kill_and_notice():
+                    kill()
+                    deadline = time.monotonic() + 5
+                    while client.status == "running" and time.monotonic() < deadline:
+                        time.sleep(0.01)
+                    assert client.status != "running"
+
+                _on_first_record(monkeypatch, kill_and_notice)
+            else:
+
+                def kill_unnoticed():
+                    _late_notice(client, seconds=10)
+                    kill()
+
+                fetched = _before_second_fetch(monkeypatch, kill_unnoticed)
             search = GridSearchCV(
                 SlowRidge(delay=0.2), {"alpha": ALPHAS}, cv=3, client=client
             )
@@ -376,6 +438,8 @@ def test_lost_scheduler_is_reported_at_once(rng, monkeypatch, tmp_path):
             assert "connect a new distributed.Client" in str(info.value)
             assert "without a Dask client" in str(info.value)
             assert elapsed < 5, elapsed
+            if order == "fetch-first":
+                assert fetched[1] == "finished", fetched
             del info
     finally:
         if process.poll() is None:
