@@ -31,7 +31,16 @@ from sklearn.utils.multiclass import type_of_target as sk_type_of_target
 from sklearn.utils.multiclass import unique_labels as sk_unique_labels
 from sklearn.utils.validation import check_consistent_length
 
-from gpuml._array import input_namespace, to_float, to_namespace
+from gpuml._array import (
+    DEVICE,
+    input_family,
+    input_namespace,
+    is_sparse,
+    to_float,
+    to_host,
+    to_namespace,
+)
+from gpuml._labels import distinct_integer_labels
 from gpuml._validation import assert_all_finite, check_array
 
 metric_namespace = input_namespace
@@ -68,17 +77,28 @@ def type_of_target(y, xp: ModuleType, *, input_name: str = "") -> str:
     """scikit-learn's ``type_of_target`` for a validated array of ``xp``."""
     if xp is np:
         return sk_type_of_target(y, input_name=input_name)
+    return _device_type_and_values(y, xp, input_name)[0]
+
+
+def _device_type_and_values(y, xp: ModuleType, input_name: str):
+    """``(type_of_target(y), distinct)`` for a device array: ``distinct`` is
+    the sorted distinct values of integer labels on the host, counted by
+    gpuml's label kernels (no sort to compile; ``gpuml._labels``), or None
+    where the type did not need them or they are not such labels."""
     if y.ndim > 2 or (y.ndim == 2 and y.shape[1] == 0) or y.size == 0:
-        return "unknown"
+        return "unknown", None
     multioutput = y.ndim == 2 and y.shape[1] > 1
     if y.dtype.kind == "f":
         assert_all_finite(y, xp=xp, input_name=input_name)
         if bool(not_integral(y, xp).any()):
-            return "continuous-multioutput" if multioutput else "continuous"
-    n_unique = int(xp.unique(y).size)
+            return ("continuous-multioutput" if multioutput else "continuous"), None
+    distinct = distinct_integer_labels(y, xp)
+    n_unique = int(xp.unique(y).size) if distinct is None else distinct.shape[0]
     if multioutput:
-        return "multilabel-indicator" if n_unique < 3 else "multiclass-multioutput"
-    return "multiclass" if n_unique > 2 else "binary"
+        kind = "multilabel-indicator" if n_unique < 3 else "multiclass-multioutput"
+    else:
+        kind = "multiclass" if n_unique > 2 else "binary"
+    return kind, distinct
 
 
 def not_integral(y, xp: ModuleType):
@@ -88,17 +108,40 @@ def not_integral(y, xp: ModuleType):
     return (y != xp.floor(y)) | (y >= 2.0**63) | (y < -(2.0**63))
 
 
-def unique_labels(*ys, xp: ModuleType):
-    """Sorted unique labels of label arrays of ``xp`` (scikit-learn's rules)."""
+def unique_labels(*ys, xp: ModuleType, ys_types=None):
+    """Sorted unique labels of label arrays of ``xp`` (scikit-learn's rules).
+
+    ``ys_types`` is the set of the arrays' target types where the caller
+    knows it (else computed): only binary, multiclass and multilabel
+    indicator targets have labels, as in scikit-learn.
+    """
     if xp is np:
         return sk_unique_labels(*ys)
+    if ys_types is None:
+        ys_types = {type_of_target(y, xp) for y in ys}
+    ys_types = set(ys_types)
+    if ys_types == {"binary", "multiclass"}:
+        ys_types = {"multiclass"}
+    if len(ys_types) > 1:
+        raise ValueError(f"Mix type of y not allowed, got types {ys_types}")
+    if ys_types.pop() not in _CLASSIFICATION_TYPES:
+        raise ValueError(f"Unknown label type: {tuple(to_host(y) for y in ys)!r}")
     if any(y.ndim == 2 and y.shape[1] > 1 for y in ys):
         if len({y.shape[1] if y.ndim == 2 else 1 for y in ys}) > 1:
             raise ValueError(
                 "Multi-label binary indicator input with different numbers of labels"
             )
         return xp.arange(ys[0].shape[1])
-    return xp.unique(xp.concatenate([y.ravel() for y in ys]))
+    return _union(ys, [distinct_integer_labels(y, xp) for y in ys], xp)
+
+
+def _union(ys, distinct, xp: ModuleType):
+    """The sorted labels of 1-D device arrays ``ys``, from their distinct
+    values on the host where every array has them, else ``xp.unique``."""
+    if any(values is None for values in distinct):
+        return xp.unique(xp.concatenate([y.ravel() for y in ys]))
+    dtype = np.result_type(*(y.dtype for y in ys))
+    return xp.asarray(np.unique(np.concatenate(distinct)).astype(dtype))
 
 
 def encode(y, classes, xp: ModuleType):
@@ -121,8 +164,14 @@ def check_targets(y_true, y_pred, xp: ModuleType):
     y_pred = as_array(
         y_pred, xp, input_name="y_pred", ensure_min_samples=0, allow_nd=True
     )
-    type_true = type_of_target(y_true, xp, input_name="y_true")
-    type_pred = type_of_target(y_pred, xp, input_name="y_pred")
+    if xp is np:
+        type_true = type_of_target(y_true, xp, input_name="y_true")
+        type_pred = type_of_target(y_pred, xp, input_name="y_pred")
+        distinct = [None, None]
+    else:  # the integer labels' distinct values serve the type and the classes
+        type_true, true_values = _device_type_and_values(y_true, xp, "y_true")
+        type_pred, pred_values = _device_type_and_values(y_pred, xp, "y_pred")
+        distinct = [true_values, pred_values]
     if y_true.shape[0] < 1 or y_pred.shape[0] < 1:
         raise ValueError(
             "Found empty input array (e.g., `y_true` or `y_pred`) while a minimum "
@@ -141,7 +190,10 @@ def check_targets(y_true, y_pred, xp: ModuleType):
         raise ValueError(f"{y_type} is not supported")
     if y_type in ("binary", "multiclass"):
         y_true, y_pred = y_true.ravel(), y_pred.ravel()
-    classes = unique_labels(y_true, y_pred, xp=xp)
+    if xp is not np and y_type in ("binary", "multiclass"):
+        classes = _union((y_true, y_pred), distinct, xp)
+    else:
+        classes = unique_labels(y_true, y_pred, xp=xp, ys_types={y_type})
     if y_type == "binary" and classes.shape[0] > 2:
         y_type = "multiclass"
     return y_type, classes, y_true, y_pred
@@ -199,6 +251,29 @@ def reject_text_weights(sample_weight, *, allow_object: bool = True) -> None:
             f"sample_weight must be an array of numbers, got dtype {dtype}: "
             "convert the weights to numbers explicitly."
         )
+
+
+def host_weights_as_numbers(sample_weight, xp: ModuleType):
+    """Host weights of text or objects as float64, for a device namespace.
+
+    CuPy holds neither strings nor objects: where ``xp`` is CuPy, such host
+    weights are converted on the host, with NumPy's values and errors (those
+    the host path meets when it converts them). Anything else is unchanged.
+    """
+    if (
+        xp is np
+        or sample_weight is None
+        or input_family(sample_weight) == DEVICE
+        or is_sparse(sample_weight)
+    ):
+        return sample_weight
+    try:
+        array = np.asarray(sample_weight)
+    except (TypeError, ValueError):
+        return sample_weight  # ragged input: the usual validation reports it
+    if array.dtype.kind in "OSUV":
+        return array.astype(np.float64)
+    return sample_weight
 
 
 def weighted_sum(values, weights, xp: ModuleType, axis=-1):

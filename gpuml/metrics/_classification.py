@@ -54,6 +54,7 @@ from gpuml._validation import check_sample_weight
 from gpuml.metrics._base import (
     as_array,
     check_targets,
+    host_weights_as_numbers,
     metric_namespace,
     reject_text_weights,
     to_score,
@@ -121,7 +122,10 @@ def _validate_targets(y_true, y_pred, sample_weight, *, text_weights="raise"):
         )
     if sample_weight is not None:
         sample_weight = check_sample_weight(
-            sample_weight, y_true.shape[0], xp=xp, dtype=None
+            host_weights_as_numbers(sample_weight, xp),
+            y_true.shape[0],
+            xp=xp,
+            dtype=None,
         )
     return y_true, y_pred, sample_weight
 

@@ -26,6 +26,7 @@ from gpuml._array import (
 from gpuml._validation import assert_all_finite, check_sample_weight
 from gpuml.metrics._base import (
     as_array,
+    host_weights_as_numbers,
     metric_namespace,
     reject_text_weights,
     type_of_target,
@@ -476,7 +477,7 @@ def _one_hot_targets(y_true, labels):
             raise ValueError(f"y has 0 samples: {y!r}")
         if y.ndim == 2:
             return y, np.arange(y.shape[1])
-        classes = to_host(unique_labels(y, xp=xt))
+        classes = to_host(unique_labels(y, xp=xt, ys_types={y_type}))
         if classes.shape[0] == 1:
             raise ValueError(
                 f"y_true contains only one label ({classes[0]}). Please "
@@ -578,6 +579,7 @@ def _weights(sample_weight, n_samples: int, xp: ModuleType):
     if sample_weight is None:
         return None
     reject_text_weights(sample_weight)  # scikit-learn averages with them as given
+    sample_weight = host_weights_as_numbers(sample_weight, xp)
     weights = check_sample_weight(sample_weight, n_samples, xp=xp, dtype=None)
     return weights.astype(xp.float64)
 
@@ -747,7 +749,7 @@ def _top_k_accuracy_score_batch(
         later = xp.arange(n_score_classes)[None, None, :] > codes[None, :, None]
         ahead = (scores > true_score) | ((scores == true_score) & later)
         hits = ahead.sum(axis=2) < k
-    weights = None if sample_weight is None else _to_xp(sample_weight, xp)
+    weights = _to_xp(host_weights_as_numbers(sample_weight, xp), xp)
     if weights is not None:
         if weights.shape != (hits.shape[1],):  # np.average's error in scikit-learn
             raise TypeError(

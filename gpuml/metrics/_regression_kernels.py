@@ -177,8 +177,11 @@ def _as_float_array(array, xp: ModuleType):
     """
     if input_family(array) == DEVICE:
         array = as_device_native(array)
-    elif not isinstance(array, np.ndarray):
-        array = np.asarray(array)  # lists, pandas
+    else:
+        if not isinstance(array, np.ndarray):
+            array = np.asarray(array)  # lists, pandas
+        if array.dtype.kind in "OSUV":  # text or objects: CuPy holds neither
+            array = array.astype(np.float64)
     array = to_namespace(array, xp)
     return array if array.dtype.kind == "f" else array.astype(np.float64)
 

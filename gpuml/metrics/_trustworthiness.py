@@ -21,8 +21,9 @@ import numpy as np
 from sklearn.manifold import trustworthiness as _sk_trustworthiness
 from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors as _SkNearestNeighbors
+from sklearn.utils.validation import _num_samples
 
-from gpuml._array import input_namespace, to_host
+from gpuml._array import input_namespace, is_sparse, to_host
 from gpuml._sklearn_compat import InvalidParameterError
 from gpuml._validation import check_array
 
@@ -86,18 +87,14 @@ def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean"):
 
     xp = input_namespace(X, X_embedded)
     resolved = device_metric(metric)
-    if xp is np or resolved is None or not isinstance(n_neighbors, int):
+    if resolved is None or not isinstance(n_neighbors, int):
         if xp is not np:
             X, X_embedded = to_host(X), to_host(X_embedded)
-        if resolved is None or not isinstance(n_neighbors, int):
-            return _sk_trustworthiness(
-                X, X_embedded, n_neighbors=n_neighbors, metric=metric
-            )
-        return _host_trustworthiness(X, X_embedded, n_neighbors, metric)
-    X = check_array(X, xp=xp, dtype=(np.float64, np.float32))
-    X_embedded = check_array(X_embedded, xp=xp, dtype=(np.float64, np.float32))
-    n_samples = _check(X, X_embedded, n_neighbors)
-    if n_neighbors + 1 > MAX_DEVICE_K:
+        return _sk_trustworthiness(
+            X, X_embedded, n_neighbors=n_neighbors, metric=metric
+        )
+    X, X_embedded = _validate(X, X_embedded, n_neighbors, xp)
+    if xp is np or n_neighbors + 1 > MAX_DEVICE_K:
         return _host_trustworthiness(
             to_host(X), to_host(X_embedded), n_neighbors, metric
         )
@@ -108,11 +105,19 @@ def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean"):
     )
     _, neighbours = drop_self(to_host(neighbours), to_host(neighbours))
     ranks = device_ranks(X, xp.asarray(neighbours), resolved)
-    return _score(to_host(ranks), n_samples, n_neighbors)
+    return _score(to_host(ranks), X.shape[0], n_neighbors)
 
 
-def _check(X, X_embedded, n_neighbors: int) -> int:
-    n_samples = X.shape[0]
+def _validate(X, X_embedded, n_neighbors: int, xp):
+    """``X`` and ``X_embedded`` validated into ``xp``, for both namespaces.
+
+    scikit-learn's checks in its order: ``n_neighbors`` against the samples
+    of ``X``, ``X`` as ``pairwise_distances`` validates it, ``X_embedded``
+    as ``NearestNeighbors.fit`` does; then that both have the same samples
+    and that the embedding's euclidean distances do not overflow (its
+    nearest neighbours are undefined then: scikit-learn's search fails).
+    Sparse input is for the host computation only.
+    """
     if (
         not isinstance(n_neighbors, Integral)
         or isinstance(n_neighbors, bool)
@@ -122,17 +127,36 @@ def _check(X, X_embedded, n_neighbors: int) -> int:
             f"The 'n_neighbors' parameter of trustworthiness must be an int in the "
             f"range [1, inf). Got {n_neighbors!r} instead."
         )
+    n_samples = _num_samples(X)
     if n_neighbors >= n_samples / 2:
         raise ValueError(
             f"n_neighbors ({n_neighbors}) should be less than n_samples / 2"
             f" ({n_samples / 2})"
         )
+    sparse = ("csr", "csc", "coo") if xp is np else False
+    X = check_array(X, xp=xp, accept_sparse=sparse, dtype=(np.float64, np.float32))
+    X_embedded = check_array(
+        X_embedded,
+        xp=xp,
+        accept_sparse="csr" if xp is np else False,
+        dtype=(np.float64, np.float32),
+        estimator="NearestNeighbors",
+        input_name="X",
+    )
     if X_embedded.shape[0] != n_samples:
         raise ValueError(
             "X and X_embedded must have the same number of samples, got "
             f"{n_samples} and {X_embedded.shape[0]}."
         )
-    return n_samples
+    if not is_sparse(X_embedded):
+        with np.errstate(over="ignore"):
+            squared_norms = (X_embedded.astype(np.float64) ** 2).sum(axis=1)
+        if not bool(xp.isfinite(squared_norms).all()):
+            raise ValueError(
+                "The euclidean distances between the rows of X_embedded overflow "
+                "float64: their nearest neighbours are undefined."
+            )
+    return X, X_embedded
 
 
 def _score(ranks: np.ndarray, n_samples: int, n_neighbors: int) -> float:
@@ -145,13 +169,9 @@ def _score(ranks: np.ndarray, n_samples: int, n_neighbors: int) -> float:
 
 
 def _host_trustworthiness(X, X_embedded, n_neighbors: int, metric) -> float:
-    """The CPU's computation: the ranks counted over tiles of scikit-learn's
-    distances."""
-    X = np.asarray(X) if not hasattr(X, "shape") else X
-    X_embedded = (
-        np.asarray(X_embedded) if not hasattr(X_embedded, "shape") else X_embedded
-    )
-    n_samples = _check(X, X_embedded, n_neighbors)
+    """The CPU's computation (of validated inputs): the ranks counted over
+    tiles of scikit-learn's distances."""
+    n_samples = X.shape[0]
     neighbours = (
         _SkNearestNeighbors(n_neighbors=n_neighbors)
         .fit(X_embedded)

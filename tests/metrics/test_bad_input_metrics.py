@@ -598,6 +598,14 @@ _OVERFLOW = (
     "distances overflow to inf and tie: scikit-learn's ranks depend on its sort's "
     "order of the ties"
 )
+_TIES = (
+    "distances from a value near float32's max tie in float64: scikit-learn's "
+    "neighbours depend on its search's order of the ties"
+)
+_EMBEDDING_OVERFLOW = (
+    "the embedding's distances overflow: scikit-learn's neighbour search fails "
+    "inside NumPy (a reshape); gpuml says why"
+)
 KNOWN_DIFFERENCES = {
     ("average_precision_score", "both-empty"): (ValueError, _CLEAR_ERROR),
     ("trustworthiness", "short-y_pred"): (ValueError, _CLEAR_ERROR),
@@ -608,6 +616,11 @@ KNOWN_DIFFERENCES = {
     **{
         ("trustworthiness", f"arg0={v}"): (float, _OVERFLOW)
         for v in ("1e308", "fmax", "-fmax", "f32max")
+    },
+    ("trustworthiness", "arg1=f32max"): (float, _TIES),
+    **{
+        ("trustworthiness", f"arg1={v}"): (ValueError, _EMBEDDING_OVERFLOW)
+        for v in ("1e308", "fmax", "-fmax")
     },
 }
 
