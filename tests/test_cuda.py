@@ -247,16 +247,23 @@ def test_device_gram_statistics_match_numpy(rng, monkeypatch, weighted, subset):
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_integer_labels_encode_as_unique(rng, dtype):
     cp = pytest.importorskip("cupy")
-    from gpuml.linear_model._logistic import _encode_integer_labels
+    from gpuml._labels import distinct_integer_labels, encode_integer_labels
 
     y = rng.choice(np.array([-7, 3, 12, 40], dtype=dtype), size=1000)
-    classes, indices = _encode_integer_labels(cp.asarray(y), cp)
+    classes, indices = encode_integer_labels(cp.asarray(y), cp)
     expected, inverse = np.unique(y, return_inverse=True)
     assert classes.dtype == dtype
     np.testing.assert_array_equal(classes.get(), expected)
     np.testing.assert_array_equal(indices.get(), inverse)
+    distinct = distinct_integer_labels(cp.asarray(y.reshape(100, 10)), cp)
+    assert distinct.dtype == dtype
+    np.testing.assert_array_equal(distinct, expected)
     wide = np.array([0, 1 << 40], dtype=np.int64)
-    assert _encode_integer_labels(cp.asarray(wide), cp) is None  # too wide
+    assert encode_integer_labels(cp.asarray(wide), cp) is None  # too wide
+    assert distinct_integer_labels(cp.asarray(wide), cp) is None
+    # not C-contiguous, or not int32/int64: the callers' general path
+    assert distinct_integer_labels(cp.asarray(y.reshape(100, 10)).T, cp) is None
+    assert distinct_integer_labels(cp.asarray(y.astype(np.float64)), cp) is None
 
 
 def test_text_kernels_launch_from_the_module_that_defines_them():

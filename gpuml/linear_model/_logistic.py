@@ -44,6 +44,7 @@ from gpuml._array import (
     to_output,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
+from gpuml._labels import encode_integer_labels
 from gpuml._sklearn_compat import (
     CallbackSupportMixin,
     Hidden,
@@ -179,7 +180,9 @@ class _LogisticLoss:
             zero_total = total == 0
         else:
             self.total = self.ones @ weights  # sums by cuBLAS on the GPU
-            zero_total = bool((self.total == 0).any())
+            # k totals, compared on the host: no comparison or reduction
+            # kernel to compile on the GPU
+            zero_total = bool(np.any(to_host(self.total) == 0))
         if zero_total:
             # scikit-learn's L-BFGS path divides by the total weight (sample
             # and class weights folded in): a total of zero, e.g.
@@ -326,42 +329,6 @@ def _as_dtype(values, dtype, xp: ModuleType):
     return _cuda.cast(xp.ascontiguousarray(values), dtype)
 
 
-def _encode_integer_labels(labels, xp: ModuleType):
-    """``(classes, indices)`` of 1-D integer device labels by gpuml's kernels
-    (their range, a histogram over it and a lookup table: no sort, nothing
-    compiled per size), or None when they are not such labels or their
-    range is too wide for a table."""
-    t = _cuda.ctype(labels.dtype)
-    if (
-        labels.ndim != 1
-        or labels.shape[0] == 0
-        or t not in ("int", "long long")
-        or not labels.flags.c_contiguous
-    ):
-        return None
-    n = np.int64(labels.shape[0])
-    bounds = xp.asarray(np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min]))
-    _cuda.launch("labels", f"label_range<{t}>", labels.shape[0], (labels, n, bounds))
-    lo, hi = (int(v) for v in bounds.get())
-    span = hi - lo + 1
-    if span > _MAX_LABEL_SPAN:
-        return None
-    counts = xp.zeros(span, dtype=xp.uint64)
-    args = (labels, n, np.int64(lo), counts)
-    _cuda.launch("labels", f"label_histogram<{t}>", labels.shape[0], args)
-    present = np.flatnonzero(counts.get())
-    table = np.full(span, -1, dtype=np.int64)
-    table[present] = np.arange(present.shape[0])
-    indices = xp.empty(labels.shape[0], dtype=xp.int64)
-    args = (labels, n, np.int64(lo), xp.asarray(table), indices)
-    _cuda.launch("labels", f"label_encode<{t}>", labels.shape[0], args)
-    return xp.asarray((present + lo).astype(labels.dtype)), indices
-
-
-# Widest range of integer labels encoded through a lookup table on the GPU.
-_MAX_LABEL_SPAN = 1 << 22
-
-
 def _encode_labels(y, xp: ModuleType):
     """``(classes, y_index)``: sorted labels (host for host y) and indices."""
     if input_family(y) == HOST:
@@ -369,7 +336,7 @@ def _encode_labels(y, xp: ModuleType):
     else:
         labels = check_y(y, xp=xp)  # a column vector warns as on the host
         # Integers are always "binary" or "multiclass" labels.
-        encoded = _encode_integer_labels(labels, namespace_of(labels))
+        encoded = encode_integer_labels(labels, namespace_of(labels))
         if encoded is not None:
             return encoded[0], to_namespace(encoded[1], xp)
     kind = type_of_target(labels, namespace_of(labels), input_name="y")
