@@ -19,8 +19,9 @@ while [[ $# -gt 0 ]]; do
     tests-split)
       # Two GPUs: two pytest processes, one per GPU, each over half the suite.
       shift
-      half_a=(tests/model_selection tests/manifold tests/neighbors tests/test_*.py)
-      half_b=(tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing)
+      half_a=(tests/model_selection tests/manifold tests/neighbors)
+      half_b=(tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing
+              tests/test_*.py)
       CUDA_VISIBLE_DEVICES=0 python3 -m pytest -q -p no:cacheprovider "${half_a[@]}" \
         >"$out/pytest-a.log" 2>&1 &
       pid_a=$!
@@ -29,7 +30,7 @@ while [[ $# -gt 0 ]]; do
       status=$(( status | $? ))
       wait $pid_a
       status=$(( status | $? ))
-      tail -25 "$out/pytest-a.log" "$out/pytest-b.log"
+      tail -n 25 "$out/pytest-a.log" "$out/pytest-b.log"
       ;;
     bench)
       shift
