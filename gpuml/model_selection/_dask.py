@@ -115,12 +115,15 @@ def search_client(explicit=None):
 def active_client(explicit=None):
     """The client (or scheduler address) to use, or None.
 
-    In order: the ``client`` given to the search; the client of an active
+    In order: the ``client`` given to the search (``False``: none, the
+    search runs in process); the client of an active
     ``joblib.parallel_config(backend="dask")``; the current
-    ``distributed`` client. Inside a Dask task (a worker running a search)
-    no current client is used, so searches do not nest dispatch. Dask is
-    only imported when one of these exists.
+    ``distributed`` client, as Dask's own collections use it. Inside a Dask
+    task (a worker running a search) no current client is used, so searches
+    do not nest dispatch. Dask is only imported when one of these exists.
     """
+    if explicit is False:
+        return None
     if explicit is not None:
         return explicit
     from joblib.parallel import get_active_backend
@@ -305,7 +308,8 @@ def dispatch(
             print(
                 f"[gpuml dask] data sent to {n_workers} workers{how} in "
                 f"{time.perf_counter() - start:.2f} s; dashboard: "
-                f"{client.dashboard_link}"
+                f"{client.dashboard_link} (client=False runs a search in "
+                "this process)"
             )
         return tasks.run(units, progress)
     finally:

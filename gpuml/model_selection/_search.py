@@ -44,6 +44,7 @@ from gpuml._sklearn_compat import (
     insert_error_scores,
     num_samples,
 )
+from gpuml._sklearn_compat import Options as ParamOptions  # Options: the search's
 from gpuml.base import accepts_device_input, move_fitted_to_family
 from gpuml.metrics._scorer import (
     MultimetricScorer,
@@ -267,7 +268,12 @@ def _units(estimator, groups):
 class _DeviceSearchMixin:
     """The device-resident ``fit`` shared by both searches."""
 
-    _CLIENT_CONSTRAINT = [None, str, HasMethods(["submit", "scatter"])]
+    _CLIENT_CONSTRAINT = [
+        None,
+        ParamOptions(bool, {False}),
+        str,
+        HasMethods(["submit", "scatter"]),
+    ]
 
     def __sklearn_clone__(self):
         """``clone`` shares the Dask client: a connection, not a value to copy.
@@ -286,9 +292,11 @@ class _DeviceSearchMixin:
         """A pickled search keeps no Dask client: a connection belongs to its
         process. An unpickled search has ``client=None`` and looks the client
         up when it is fitted (in process when there is none); a scheduler
-        address given as ``client`` is a plain value and is kept."""
+        address given as ``client``, and ``client=False``, are plain values
+        and are kept."""
         state = super().__getstate__()
-        if state.get("client") is not None and not isinstance(state["client"], str):
+        client = state.get("client")
+        if client is not None and client is not False and not isinstance(client, str):
             state = {**state, "client": None}
         return state
 
@@ -551,9 +559,12 @@ _FIT_NOTE = """
     With a Dask client the work is spread over its workers (one per GPU):
     the ``client`` parameter (a ``distributed.Client`` or a scheduler
     address), else the client of an active
-    ``joblib.parallel_config(backend="dask")``, else the current client.
-    Each worker receives the data once and keeps them on its GPU; the best
-    candidate is refitted in the calling process. See "Scaling out".
+    ``joblib.parallel_config(backend="dask")``, else the current client
+    (as Dask's collections do: creating a ``distributed.Client`` makes it
+    current, and searches then run on its cluster). ``client=False`` runs
+    the search in this process whatever client is current. Each worker
+    receives the data once and keeps them on its GPU; the best candidate is
+    refitted in the calling process. See "Scaling out".
     The client is looked up when ``fit`` starts. ``clone`` keeps a
     ``client`` passed to the search (the same object: a clone has the same
     parameters); pickling drops a ``distributed.Client`` (a connection

@@ -307,6 +307,39 @@ def test_client_sources(client, dispatched, rng, tmp_path):
     assert dispatched[0] is client and dispatched[2] is client
 
 
+def test_client_false_runs_in_process_under_a_current_client(
+    client, dispatched, rng
+):
+    """The Dask notebook's comparison (issue 34): with a client current (as
+    ``Client(cluster)`` makes it), a search runs on the cluster unless given
+    ``client=False``, which runs it in this process: no task reaches the
+    scheduler. ``client=False`` survives clone and pickle, and is validated
+    as a parameter value (``True`` is not one)."""
+    import pickle
+
+    from distributed import get_task_stream
+    from sklearn.base import clone
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = _regression(rng)
+    grid = {"alpha": ALPHAS}
+    with config_context(device="cpu"), client.as_current():
+        with get_task_stream(client) as in_process:
+            local = GridSearchCV(Ridge(), grid, client=False).fit(X, y)
+        with get_task_stream(client) as on_cluster:
+            remote = GridSearchCV(Ridge(), grid).fit(X, y)
+    assert len(in_process.data) == 0
+    assert len(on_cluster.data) > 0
+    assert dispatched == [client]
+    np.testing.assert_allclose(
+        local.cv_results_["mean_test_score"], remote.cv_results_["mean_test_score"]
+    )
+    assert clone(local).client is False
+    assert pickle.loads(pickle.dumps(local)).client is False
+    with pytest.raises(InvalidParameterError, match="client"):
+        GridSearchCV(Ridge(), grid, client=True).fit(X, y)
+
+
 def test_gpu_resources_requested_when_workers_declare_them(monkeypatch, rng):
     """Workers that declare a GPU resource get tasks asking for one; the
     workers drop the search's data when it ends."""
@@ -412,6 +445,7 @@ def test_verbose_reports_progress_and_dashboard(client, rng, capsys, monkeypatch
         )
     captured = capsys.readouterr()
     assert f"dashboard: {client.dashboard_link}" in captured.out
+    assert "client=False runs a search in this process" in captured.out
     assert captured.out.count("[CV] END ") == 3 * len(ALPHAS)
     n_fits = 3 * len(ALPHAS)
     assert f"[gpuml search] {n_fits}/{n_fits} fits done in " in captured.err
