@@ -5,14 +5,22 @@ scikit-learn code. Computation runs on the GPU through CuPy when one is
 usable, else on the CPU through NumPy/SciPy, with the same API and results;
 outputs come back in the family of their input (NumPy in, NumPy out; CuPy in,
 CuPy out). ``import gpuml`` imports neither CuPy nor Dask.
+
+A scikit-learn module or name that gpuml does not have yet raises an
+``ImportError`` that lists what gpuml has and gives the scikit-learn import
+that works with gpuml instead (``gpuml/_missing.py``).
 """
 
+from gpuml import _missing
 from gpuml._backend import NoGPUError, resolve_device
 from gpuml._config import config_context, get_config, set_config
 from gpuml._show_versions import show_versions
 from gpuml._warmup import warmup
 
 __version__ = "0.1.0.dev0"
+
+# ``import gpuml.decomposition`` and the like: an error that says what to use.
+_missing.install_module_finder()
 
 __all__ = [
     "NoGPUError",
