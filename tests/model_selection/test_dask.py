@@ -307,9 +307,7 @@ def test_client_sources(client, dispatched, rng, tmp_path):
     assert dispatched[0] is client and dispatched[2] is client
 
 
-def test_client_false_runs_in_process_under_a_current_client(
-    client, dispatched, rng
-):
+def test_client_false_runs_in_process_under_a_current_client(client, dispatched, rng):
     """The Dask notebook's comparison (issue 34): with a client current (as
     ``Client(cluster)`` makes it), a search runs on the cluster unless given
     ``client=False``, which runs it in this process: no task reaches the
