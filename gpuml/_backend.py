@@ -15,9 +15,12 @@ from types import ModuleType
 
 from gpuml._config import get_config
 
-_INSTALL_HINT = (
+_INSTALL_CUPY = (
     "Install CuPy for your CUDA version (pip install 'gpuml[cuda13]' or "
-    "'gpuml[cuda12]'), or compute on the CPU with gpuml.set_config(device='cpu') "
+    "'gpuml[cuda12]')"
+)
+_INSTALL_HINT = (
+    f"{_INSTALL_CUPY}, or compute on the CPU with gpuml.set_config(device='cpu') "
     "or the environment variable GPUML_DEVICE=cpu."
 )
 

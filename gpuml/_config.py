@@ -7,10 +7,13 @@ One setting decides where gpuml computes: ``device``.
 - ``"gpu"``: the GPU; an error that names the fix is raised when there is none.
 - ``"cpu"``: NumPy/SciPy on the host, even when a GPU is present.
 
-The initial value comes from the ``GPUML_DEVICE`` environment variable. The
-setting is thread-local, like scikit-learn's own configuration, so that a
-``config_context`` in one thread does not leak into another (Dask worker
-threads included).
+The initial value comes from the ``GPUML_DEVICE`` environment variable, read
+once, at import. A value that is not a device does not stop ``import gpuml``
+(the variable is set far from the code, often for every process of a job,
+and nothing could catch the error): it warns, naming the variable and the
+valid values, and gpuml starts from ``"auto"``. The setting is thread-local,
+like scikit-learn's own configuration, so that a ``config_context`` in one
+thread does not leak into another (Dask worker threads included).
 
 Where computation runs is independent of what comes out: the output family
 follows the input family (see ``gpuml._array``).
@@ -19,7 +22,9 @@ follows the input family (see ``gpuml._array``).
 from __future__ import annotations
 
 import os
+import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -37,9 +42,44 @@ def _check_device(device: str, source: str) -> str:
 
 
 def _default_config() -> dict:
-    env = os.environ.get("GPUML_DEVICE")
-    device = "auto" if env in (None, "") else _check_device(env, "GPUML_DEVICE")
-    return {"device": device}
+    """The configuration a thread starts from: ``GPUML_DEVICE``, else "auto"."""
+    env = os.environ.get("GPUML_DEVICE", "")
+    if not env.strip():
+        return {"device": "auto"}
+    try:
+        return {"device": _check_device(env, "GPUML_DEVICE")}
+    except ValueError as error:
+        problem = str(error)
+    warnings.warn(  # outside the except: under -W error, no chained traceback
+        f"{problem} gpuml ignores it and starts from 'auto' (the GPU when one "
+        "is usable, else the CPU): set GPUML_DEVICE to auto, gpu or cpu, or "
+        "unset it.",
+        UserWarning,
+        stacklevel=_importer_stacklevel(),
+    )
+    return {"device": "auto"}
+
+
+_GPUML_DIR = os.path.dirname(__file__) + os.sep  # as frames name gpuml's files
+
+
+def _importer_stacklevel() -> int:
+    """The ``stacklevel`` that attributes a warning to the code that imported
+    gpuml (a user's ``import gpuml`` line), past gpuml's own frames and
+    runpy's (``python -m gpuml`` leaves no such code: Python then reports
+    the warning as ``sys:1``). ``warnings`` skips importlib's frames itself,
+    so they are not counted."""
+    level, frame = 1, sys._getframe(1)  # the frame that calls warnings.warn
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if "importlib" in filename and "_bootstrap" in filename:
+            pass
+        elif filename.startswith(_GPUML_DIR) or "runpy" in os.path.basename(filename):
+            level += 1
+        else:
+            break
+        frame = frame.f_back
+    return level
 
 
 _global_config = _default_config()

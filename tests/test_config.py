@@ -51,23 +51,37 @@ def test_invalid_device_is_rejected(bad):
         set_config(device=bad)
 
 
-def test_environment_variable_sets_the_default():
+def _import_gpuml(device: str) -> subprocess.CompletedProcess:
     code = "import gpuml; print(gpuml.get_config()['device'])"
-    env = {**os.environ, "GPUML_DEVICE": "cpu"}
-    out = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code],
-        env=env,
+        env={**os.environ, "GPUML_DEVICE": device},
         capture_output=True,
         text=True,
-        check=True,
     )
-    assert out.stdout.strip() == "cpu"
-    env["GPUML_DEVICE"] = "tpu"
-    bad = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True
-    )
-    assert bad.returncode != 0
-    assert "GPUML_DEVICE must be one of" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "device"), [("cpu", "cpu"), (" GPU ", "gpu"), ("", "auto")]
+)
+def test_environment_variable_sets_the_default(value, device):
+    result = _import_gpuml(value)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == device
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("bad", ["cuda", "tpu"])
+def test_a_bad_environment_variable_warns_at_import_and_means_auto(bad):
+    result = _import_gpuml(bad)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "auto"
+    # one line, attributed to the code that imported gpuml (here `-c`), which
+    # names the variable, the value, the valid ones and the fix
+    [line] = result.stderr.splitlines()
+    assert line.startswith("<string>:1: UserWarning: GPUML_DEVICE must be one of ")
+    assert f"'auto', 'gpu', 'cpu'; got {bad!r}." in line
+    assert "set GPUML_DEVICE to auto, gpu or cpu, or unset it" in line
 
 
 def test_import_gpuml_imports_no_gpu_dask_or_rapids_module():
