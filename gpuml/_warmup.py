@@ -107,7 +107,7 @@ def main(argv: list[str]) -> int:
     """``python -m gpuml warmup [--quiet]``."""
     import argparse
 
-    from gpuml._backend import NoGPUError
+    from gpuml._backend import _INSTALL_CUPY, NoGPUError
 
     parser = argparse.ArgumentParser(
         prog="python -m gpuml warmup",
@@ -121,6 +121,16 @@ def main(argv: list[str]) -> int:
     try:
         warmup(verbose=not args.quiet)
     except NoGPUError as exc:
-        print(f"gpuml warmup: {exc}", file=sys.stderr)
+        # NoGPUError's own advice (computing on the CPU) does not apply: the
+        # CPU path has no kernels to compile. Non-zero, so that a build step
+        # meant to fill a GPU kernel cache does not pass having done nothing.
+        reason = str(exc).split(". ")[0].rstrip(".")
+        install = f" {_INSTALL_CUPY}." if "CuPy is not installed" in reason else ""
+        print(
+            f"gpuml warmup: nothing compiled ({reason}).{install} Warm-up fills "
+            "the kernel cache of a GPU: run it where gpuml will compute on one "
+            "(the CPU path needs none).",
+            file=sys.stderr,
+        )
         return 1
     return 0
