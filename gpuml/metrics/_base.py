@@ -117,8 +117,11 @@ def unique_labels(*ys, xp: ModuleType, ys_types=None):
     """
     if xp is np:
         return sk_unique_labels(*ys)
-    if ys_types is None:
-        ys_types = {type_of_target(y, xp) for y in ys}
+    distinct = [None] * len(ys)
+    if ys_types is None:  # the types' distinct values serve the labels too
+        typed = [_device_type_and_values(y, xp, "") for y in ys]
+        ys_types = {kind for kind, _ in typed}
+        distinct = [values for _, values in typed]
     ys_types = set(ys_types)
     if ys_types == {"binary", "multiclass"}:
         ys_types = {"multiclass"}
@@ -132,7 +135,11 @@ def unique_labels(*ys, xp: ModuleType, ys_types=None):
                 "Multi-label binary indicator input with different numbers of labels"
             )
         return xp.arange(ys[0].shape[1])
-    return _union(ys, [distinct_integer_labels(y, xp) for y in ys], xp)
+    distinct = [
+        distinct_integer_labels(y, xp) if values is None else values
+        for y, values in zip(ys, distinct, strict=True)
+    ]
+    return _union(ys, distinct, xp)
 
 
 def _union(ys, distinct, xp: ModuleType):
@@ -253,27 +260,28 @@ def reject_text_weights(sample_weight, *, allow_object: bool = True) -> None:
         )
 
 
-def host_weights_as_numbers(sample_weight, xp: ModuleType):
-    """Host weights of text or objects as float64, for a device namespace.
+def host_as_numbers(values, xp: ModuleType):
+    """Host values (weights, regression targets) of text or objects as
+    float64, for a device namespace.
 
     CuPy holds neither strings nor objects: where ``xp`` is CuPy, such host
-    weights are converted on the host, with NumPy's values and errors (those
+    values are converted on the host, with NumPy's values and errors (those
     the host path meets when it converts them). Anything else is unchanged.
     """
     if (
         xp is np
-        or sample_weight is None
-        or input_family(sample_weight) == DEVICE
-        or is_sparse(sample_weight)
+        or values is None
+        or input_family(values) == DEVICE
+        or is_sparse(values)
     ):
-        return sample_weight
+        return values
     try:
-        array = np.asarray(sample_weight)
+        array = np.asarray(values)
     except (TypeError, ValueError):
-        return sample_weight  # ragged input: the usual validation reports it
+        return values  # ragged input: the usual validation reports it
     if array.dtype.kind in "OSUV":
         return array.astype(np.float64)
-    return sample_weight
+    return values
 
 
 def weighted_sum(values, weights, xp: ModuleType, axis=-1):

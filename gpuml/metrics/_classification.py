@@ -54,7 +54,7 @@ from gpuml._validation import check_sample_weight
 from gpuml.metrics._base import (
     as_array,
     check_targets,
-    host_weights_as_numbers,
+    host_as_numbers,
     metric_namespace,
     reject_text_weights,
     to_score,
@@ -122,7 +122,7 @@ def _validate_targets(y_true, y_pred, sample_weight, *, text_weights="raise"):
         )
     if sample_weight is not None:
         sample_weight = check_sample_weight(
-            host_weights_as_numbers(sample_weight, xp),
+            host_as_numbers(sample_weight, xp),
             y_true.shape[0],
             xp=xp,
             dtype=None,

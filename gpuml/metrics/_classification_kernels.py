@@ -26,7 +26,7 @@ from gpuml._array import (
 from gpuml._validation import assert_all_finite, check_sample_weight
 from gpuml.metrics._base import (
     as_array,
-    host_weights_as_numbers,
+    host_as_numbers,
     metric_namespace,
     reject_text_weights,
     type_of_target,
@@ -579,7 +579,7 @@ def _weights(sample_weight, n_samples: int, xp: ModuleType):
     if sample_weight is None:
         return None
     reject_text_weights(sample_weight)  # scikit-learn averages with them as given
-    sample_weight = host_weights_as_numbers(sample_weight, xp)
+    sample_weight = host_as_numbers(sample_weight, xp)
     weights = check_sample_weight(sample_weight, n_samples, xp=xp, dtype=None)
     return weights.astype(xp.float64)
 
@@ -749,7 +749,7 @@ def _top_k_accuracy_score_batch(
         later = xp.arange(n_score_classes)[None, None, :] > codes[None, :, None]
         ahead = (scores > true_score) | ((scores == true_score) & later)
         hits = ahead.sum(axis=2) < k
-    weights = _to_xp(host_weights_as_numbers(sample_weight, xp), xp)
+    weights = _to_xp(host_as_numbers(sample_weight, xp), xp)
     if weights is not None:
         if weights.shape != (hits.shape[1],):  # np.average's error in scikit-learn
             raise TypeError(

@@ -32,7 +32,7 @@ from gpuml._sklearn_compat import (
 from gpuml._validation import assert_all_finite
 from gpuml.metrics._base import (
     check_targets,
-    host_weights_as_numbers,
+    host_as_numbers,
     metric_namespace,
     not_integral,
 )
@@ -209,7 +209,7 @@ def _label_batch(y_true, y_preds, sample_weight, *, encode=True) -> _LabelBatch:
         _raise_target_error(y_true, y_preds, xp)
     weights, int_weights = None, None
     if sample_weight is not None:
-        weights = _to_xp(host_weights_as_numbers(sample_weight, xp), xp)
+        weights = _to_xp(host_as_numbers(sample_weight, xp), xp)
         if weights.dtype.kind in "biu":
             int_weights = weights.astype(xp.int64)
         weights = weights.astype(xp.float64)

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_consistent_length
 from gpuml._array import DEVICE, as_device_native, input_family, to_namespace
 from gpuml._sklearn_compat import Interval, StrOptions
 from gpuml._validation import check_array, check_sample_weight
-from gpuml.metrics._base import metric_namespace, to_score
+from gpuml.metrics._base import host_as_numbers, metric_namespace, to_score
 from gpuml.metrics._fused import r2_batch
 
 _MULTIOUTPUT = ("raw_values", "uniform_average", "variance_weighted")
@@ -177,12 +177,9 @@ def _as_float_array(array, xp: ModuleType):
     """
     if input_family(array) == DEVICE:
         array = as_device_native(array)
-    else:
-        if not isinstance(array, np.ndarray):
-            array = np.asarray(array)  # lists, pandas
-        if array.dtype.kind in "OSUV":  # text or objects: CuPy holds neither
-            array = array.astype(np.float64)
-    array = to_namespace(array, xp)
+    elif not isinstance(array, np.ndarray):
+        array = np.asarray(array)  # lists, pandas
+    array = to_namespace(host_as_numbers(array, xp), xp)
     return array if array.dtype.kind == "f" else array.astype(np.float64)
 
 
