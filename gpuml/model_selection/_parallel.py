@@ -1,20 +1,24 @@
 """``n_jobs``: work that gpuml cannot batch, spread over joblib workers.
 
-A search without a Dask client runs in the calling process. Most of its work
-there is device work (batched fits, device-resident folds) that extra host
-workers would not speed up, but some is plain host work: the candidates of
-an estimator that is not gpuml's (scikit-learn's ``SVC`` in gpuml's search)
-fitted one by one on host data, or, without a GPU, gpuml's own estimators
-fitted one by one with NumPy. For that work ``n_jobs`` and ``pre_dispatch``
-mean what they mean in scikit-learn's search: the fits run through
-``joblib.Parallel`` (loky processes by default, or whatever
-``joblib.parallel_config`` selects), one task per candidate and split (per
-split for a Pipeline whose fitted prefix its candidates share).
+A search without a Dask client runs in the calling process. On a GPU most
+of its work there is device work (batched fits, device-resident folds) that
+extra host workers would not speed up, but some is plain host work: the
+candidates of an estimator that is not gpuml's (scikit-learn's ``SVC`` in
+gpuml's search) fitted on host data, and everything gpuml computes without a
+GPU. For that work ``n_jobs`` and ``pre_dispatch`` mean what they mean in
+scikit-learn's search: the fits run through ``joblib.Parallel`` (loky
+processes by default, or whatever ``joblib.parallel_config`` selects), one
+task per candidate and split, or per split for a batched group (its
+candidates fitted together on that fold, as in process) and for a Pipeline
+whose fitted prefix its candidates share. So on the CPU a search with
+``n_jobs=-1`` shares the cores as scikit-learn's does: loky gives each
+worker its share of the BLAS threads, where one process with every core's
+BLAS threads lost to scikit-learn's workers on a loaded machine.
 
-Batched groups and device work stay in the calling process, as without
-``n_jobs``. A task runs the same :func:`~gpuml.model_selection._tasks.evaluate_unit`
-as the serial search, on the host data, under the caller's gpuml
-configuration, so the results are the serial search's.
+Device work stays in the calling process, as without ``n_jobs``. A task
+runs the same :func:`~gpuml.model_selection._tasks.evaluate_unit` as the
+serial search, on the host data, under the caller's gpuml configuration, so
+the results are the serial search's.
 """
 
 from __future__ import annotations
@@ -50,13 +54,14 @@ def host_units(estimator, units: list, data) -> tuple[list, list]:
         on_host = data.xp is np or not all(
             accepts_device_input(c, data.X) for c in configured
         )
-        if not on_host or any(g.batched for g in groups):
+        batched = any(g.batched for g in groups)
+        if not on_host or (batched and data.xp is not np):
             kept.append(unit)
-        elif pipeline is None:
+        elif pipeline is None and not batched:
             (group,) = groups
             spread += [(None, [Group(group.fixed, [m])]) for m in group.members]
         else:
-            spread.append(unit)
+            spread.append(unit)  # one task per fold: a batch stays whole
     return kept, spread
 
 

@@ -160,8 +160,7 @@ def evaluate(
     ``data`` holds the metadata routed to the estimator's ``fit`` and to the
     scorer with the samples. In process, each unit of work runs on all folds
     at once (a batched estimator shares work across folds), and with
-    ``n_jobs`` the host work
-    that cannot be batched is spread over joblib workers (``_parallel.py``);
+    ``n_jobs`` host work is spread over joblib workers (``_parallel.py``);
     through a Dask ``client``, each unit and fold is one task (``_dask.py``).
     ``hooks`` are the callback hooks of the evaluations (``_callbacks.py``):
     work sent to other processes has its hooks called here, around it.
@@ -571,10 +570,11 @@ _FIT_NOTE = """
     belongs to its process), so an unpickled search has ``client=None`` and
     uses the client current where it is fitted, or runs in process.
 
-    Without a client, ``n_jobs`` and ``pre_dispatch`` spread over joblib
-    workers the work gpuml cannot batch on the device (an estimator that is
-    not gpuml's, fitted one candidate and split per task, as scikit-learn
-    does); batched and device work stays in the calling process.
+    Without a client, ``n_jobs`` and ``pre_dispatch`` spread host work over
+    joblib workers (an estimator that is not gpuml's, fitted one candidate
+    and split per task, as scikit-learn does; without a GPU, also gpuml's
+    batched groups, one task per fold); device work stays in the calling
+    process.
     scikit-learn 1.9's callbacks (``set_callbacks``) are called on
     scikit-learn's tasks.
 """

@@ -514,6 +514,96 @@ def test_float64_steps_match_sklearn(
     )
 
 
+def _wide_sparse(rng, labels, n_samples=240, n_columns=4096, n_used=48):
+    """A CSR matrix of ``n_columns`` of which ``n_used`` hold values (a
+    hashed text's shape), with labels that depend on them."""
+    X_used, y = _classification(rng, labels, n_samples=n_samples, n_features=n_used)
+    used = np.sort(rng.choice(n_columns, size=n_used, replace=False))
+    X = np.zeros((n_samples, n_columns))
+    X[:, used] = X_used * (rng.uniform(size=X_used.shape) < 0.5)
+    return sp.csr_matrix(X), y, used
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_sparse_wide_data_match_sklearn_steps(backend, rng, problem, dtype):
+    """A CSR matrix with most columns empty: scikit-learn's steps (n_iter_)
+    and coefficients, exactly zero in the empty columns, at full width. On
+    the CPU the fit runs on the used columns only (the same steps from a
+    start at zero)."""
+    X, y, used = _wide_sparse(rng, LABELS[problem])
+    X = X.astype(dtype)
+    if backend.device == "cpu":
+        compact, columns = logistic_module._used_columns(X, np)
+        np.testing.assert_array_equal(columns, used)
+        assert compact.shape == (X.shape[0], len(columns))
+        np.testing.assert_array_equal(compact.toarray(), X.toarray()[:, columns])
+    expected = SkLogisticRegression(C=0.5).fit(X, y)
+    model = LogisticRegression(C=0.5).fit(backend.asarray(X), _y_in(backend, y))
+    coef = backend.to_numpy(model.coef_)
+    assert coef.shape == expected.coef_.shape and coef.dtype == dtype
+    empty = np.setdiff1d(np.arange(X.shape[1]), np.unique(X.indices))
+    assert not coef[:, empty].any()
+    if dtype == np.float64 or backend.device == "cpu":
+        # float64 products on the CPU: scikit-learn's steps on float64 data
+        expected = SkLogisticRegression(C=0.5).fit(_to64(X), y)
+        assert backend.to_numpy(model.n_iter_).tolist() == expected.n_iter_.tolist()
+        scale = np.abs(expected.coef_).max()
+        np.testing.assert_allclose(coef, expected.coef_, rtol=0, atol=1e-5 * scale)
+    ours = _model_objective(backend, model, X, y, 0.5)
+    theirs = _model_objective(backend, expected, X, y, 0.5)
+    assert ours == pytest.approx(theirs, rel=OBJ_RTOL[dtype])
+
+
+def test_used_columns_only_where_most_are_empty(rng):
+    """Dense data, CSC, and CSR with most columns used keep every column."""
+    X, _, _ = _wide_sparse(rng, LABELS["binary"], n_columns=60, n_used=48)
+    assert logistic_module._used_columns(X, np)[1] is None
+    assert logistic_module._used_columns(X.toarray(), np)[1] is None
+    wide, _, _ = _wide_sparse(rng, LABELS["binary"])
+    assert logistic_module._used_columns(wide.tocsc(), np)[1] is None
+    assert logistic_module._used_columns(sp.csr_matrix(wide.shape), np)[1] is None
+
+
+def test_warm_start_on_wide_sparse_data_moves_every_coefficient(rng):
+    """A warm start from coefficients that are not zero in the empty columns
+    fits on every column (there the penalty alone pulls them to zero), as
+    scikit-learn does."""
+    X, y, _ = _wide_sparse(rng, LABELS["binary"])
+    start = rng.normal(size=(1, X.shape[1]))
+    expected = SkLogisticRegression(warm_start=True, C=0.5)
+    expected.coef_, expected.intercept_ = start.copy(), np.zeros(1)
+    expected.fit(X, y)
+    model = LogisticRegression(warm_start=True, C=0.5)
+    model.coef_, model.intercept_ = start.copy(), np.zeros(1)
+    with config_context(device="cpu"):
+        model.fit(X, y)
+    empty = np.setdiff1d(np.arange(X.shape[1]), np.unique(X.indices))
+    assert np.all(model.coef_[:, empty] != 0)
+    assert model.n_iter_.tolist() == expected.n_iter_.tolist()
+    np.testing.assert_allclose(model.coef_, expected.coef_, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("block_bytes", [2**24, 2**14], ids=["one-block", "blocks"])
+def test_float32_on_the_cpu_takes_the_float64_steps(rng, monkeypatch, block_bytes):
+    """On the CPU float32 data are multiplied in float64 (a block of rows at
+    a time): the steps of scikit-learn's fit of the same data as float64,
+    where float32 products made the values too noisy for the line search
+    near the optimum (up to seven times the evaluations)."""
+    from gpuml.__main__ import _data
+
+    monkeypatch.setattr(logistic_module, "_BLOCK_BYTES", block_bytes)
+    X, y = _data("logistic", 4000, 64, np.random.default_rng(0))
+    assert X.dtype == np.float32
+    for C in np.logspace(-4, 1, 4):
+        expected = SkLogisticRegression(C=C, tol=1e-6).fit(_to64(X), y)
+        with config_context(device="cpu"):
+            model = LogisticRegression(C=C, tol=1e-6).fit(X, y)
+        assert model.coef_.dtype == np.float32
+        assert model.n_iter_.tolist() == expected.n_iter_.tolist()
+        np.testing.assert_allclose(model.coef_, expected.coef_, rtol=0, atol=1e-5)
+
+
 def test_warm_start(backend, rng):
     X, y = _classification(rng, LABELS["multiclass"], n_samples=150, n_features=5)
     X_in, y_in = backend.asarray(X), backend.asarray(y)

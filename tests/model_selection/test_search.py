@@ -409,10 +409,12 @@ def test_n_jobs_spreads_host_work_over_joblib_workers(backend, rng):
     assert os.getpid() not in pids.cv_results_["split0_test_score"]
 
 
-def test_n_jobs_keeps_batched_and_device_work_in_process(backend, rng, monkeypatch):
-    """Batched groups stay in the calling process whatever ``n_jobs``; gpuml
-    estimators fitted one by one go to workers only when they compute with
-    NumPy (on a GPU they read device-resident data)."""
+def test_n_jobs_spreads_cpu_work_and_keeps_device_work(backend, rng, monkeypatch):
+    """On the CPU ``n_jobs`` sends every fit to joblib's workers: a batched
+    group as one task per fold with all its candidates (fitted together
+    there), a group fitted one by one as one task per candidate and fold, as
+    scikit-learn does; on a GPU gpuml's estimators read device-resident data
+    in the calling process. Results are scikit-learn's either way."""
     from gpuml.model_selection import _parallel
 
     sent = []
@@ -420,7 +422,7 @@ def test_n_jobs_keeps_batched_and_device_work_in_process(backend, rng, monkeypat
 
     def recording_run(n_jobs, pre_dispatch, estimator, units, *args):
         sent.extend(
-            index for _, groups in units for g in groups for index, _ in g.members
+            sorted(index for index, _ in g.members) for _, gs in units for g in gs
         )
         return run(n_jobs, pre_dispatch, estimator, units, *args)
 
@@ -435,12 +437,26 @@ def test_n_jobs_keeps_batched_and_device_work_in_process(backend, rng, monkeypat
     ours = GridSearchCV(Ridge(tol=1e-10), grid, cv=3, n_jobs=2)
     ours.fit(backend.asarray(X), backend.asarray(y))
     assert_results_match(ours, theirs)
-    one_by_one = [
-        i
-        for i, p in enumerate(ours.cv_results_["params"])
-        if p["solver"] == "sparse_cg"
-    ]
-    assert sorted(sent) == (one_by_one if backend.device == "cpu" else [])
+    params = ours.cv_results_["params"]
+    batched = [i for i, p in enumerate(params) if p["solver"] == "cholesky"]
+    one_by_one = [[i] for i, p in enumerate(params) if p["solver"] == "sparse_cg"]
+    if backend.device == "cpu":
+        assert sorted(sent) == sorted([batched, *one_by_one])
+    else:
+        assert sent == []
+
+    def process(estimator, X, y):
+        return float(os.getpid())
+
+    from gpuml.linear_model import LogisticRegression as GpumlLogisticRegression
+
+    Xc, yc = classification(rng)
+    pids = GridSearchCV(
+        GpumlLogisticRegression(), {"C": [0.1, 1.0]}, cv=3, n_jobs=2, scoring=process
+    )
+    pids.fit(backend.asarray(Xc), backend.asarray(yc))
+    in_process = os.getpid() in pids.cv_results_["split0_test_score"]
+    assert in_process == (backend.device != "cpu")
 
 
 # --------------------------------------------------------------------------
