@@ -107,7 +107,7 @@ def _binary_terms(raw, intercept, target, weights, xp: ModuleType):
     product of a cupyx sparse matrix comes back in Fortran order;
     ``intercept`` (k,) evenly spaced, ``target`` (n, 1) and ``weights`` (n,
     1) or (n, k) views of contiguous arrays); the NumPy expressions are the
-    CPU path.
+    CPU path (``weights`` None there: all ones, no multiplication).
     """
     if xp is not np:
         raw = _cuda.c_order(raw)
@@ -126,10 +126,11 @@ def _binary_terms(raw, intercept, target, weights, xp: ModuleType):
     loss = special.log_expit(-z)
     loss += target * z
     np.negative(loss, out=loss)
-    loss *= weights
     residual = special.expit(z)
     residual -= target
-    residual *= weights
+    if weights is not None:  # None: all ones
+        loss *= weights
+        residual *= weights
     return loss, residual
 
 
@@ -173,6 +174,9 @@ class _LogisticLoss:
         self.columns = None
         if compact:
             X, self.columns = _used_columns(X, xp)
+        if xp is np and X.dtype != np.float64:
+            if 8 * (X.nnz if is_sparse(X) else X.size) <= _BLOCK_BYTES:
+                X = X.astype(np.float64)  # one block: cast once, not per call
         self.X, self.xp = X, xp
         # X' for the gradient's pass: a device CSR matrix's transpose is a
         # CSC view, which cuSPARSE multiplies slowly; converted once here.
@@ -188,6 +192,7 @@ class _LogisticLoss:
         n = X.shape[0]
         # Built on the host and copied: no fill kernel to compile on the GPU.
         self.ones = xp.asarray(np.ones(n))
+        self.weights_are_ones = weights is None
         weights = self.ones if weights is None else weights
         # (n, 1) or (n, k): broadcast against the (n, k) terms of the rows.
         self.weights = weights[:, None] if weights.ndim == 1 else weights
@@ -258,10 +263,13 @@ class _LogisticLoss:
             return W, b.astype(dtype)
         return W, _cuda.cast_rows(b, dtype)
 
-    def __call__(self, params):
+    def __call__(self, params, rows=None):
+        """Values ``(k,)`` and gradients ``(k, d)`` at the parameter rows;
+        ``rows`` (CPU): the indices of the candidates those rows are, when
+        L-BFGS evaluates only the candidates still searching."""
         xp = self.xp
         if xp is np:
-            return self._call_by_blocks(params)
+            return self._call_by_blocks(params, rows)
         b = self.split(params)[1]
         dtype = self.X.dtype
         raw = self.X @ self._coefficients(params, dtype).T
@@ -271,7 +279,8 @@ class _LogisticLoss:
 
     def _terms(self, raw, b, target, weights):
         """Weighted losses ``(n, k)`` and residuals ``(n, k * rows)`` of the
-        decision values ``raw + b`` of ``n`` samples."""
+        decision values ``raw + b`` of ``n`` samples (``weights`` None on
+        the CPU: all ones)."""
         xp = self.xp
         if self.n_rows == 1:
             return _binary_terms(raw, b[:, 0], target, weights, xp)
@@ -280,11 +289,14 @@ class _LogisticLoss:
         shifted = z - z.max(axis=2, keepdims=True)
         norm = xp.log(xp.exp(shifted).sum(axis=2, keepdims=True))
         target = target[:, None, :]
-        loss = ((norm - shifted) * target).sum(axis=2) * weights
-        residual = (xp.exp(shifted - norm) - target) * weights[:, :, None]
+        loss = ((norm - shifted) * target).sum(axis=2)
+        residual = xp.exp(shifted - norm) - target
+        if weights is not None:
+            loss *= weights
+            residual *= weights[:, :, None]
         return loss, residual.reshape(n, k * rows)
 
-    def _call_by_blocks(self, params):
+    def _call_by_blocks(self, params, candidates=None):
         """:meth:`__call__` on the CPU: a block of rows at a time, in float64.
 
         Both products and the pointwise terms of a block are done while it
@@ -302,11 +314,15 @@ class _LogisticLoss:
         grad_b = np.zeros(k * self.n_rows)
         for rows, block in self._float64_blocks(k * self.n_rows):
             raw = block @ coef_T
-            loss, residual = self._terms(raw, b, self.target[rows], self.weights[rows])
+            # unweighted: no multiplication by ones (two passes of nine)
+            weights = None if self.weights_are_ones else self.weights[rows]
+            if weights is not None and candidates is not None and weights.shape[1] > 1:
+                weights = weights[:, candidates]
+            loss, residual = self._terms(raw, b, self.target[rows], weights)
             loss_sum += loss.sum(axis=0)
             grad_W += block.T @ residual
             grad_b += residual.sum(axis=0)
-        return self._finish(params, grad_W, grad_b, loss_sum)
+        return self._finish(params, grad_W, grad_b, loss_sum, candidates)
 
     def _float64_blocks(self, columns: int):
         """``(rows, block)``: ``X`` in blocks of rows as float64, each about
@@ -339,9 +355,10 @@ class _LogisticLoss:
             return self.ones @ values
         return _cuda.column_sums(values, self.ones)
 
-    def _finish(self, params, grad_W, grad_b, loss_sum):
+    def _finish(self, params, grad_W, grad_b, loss_sum, candidates=None):
         """Values (k,) and gradients (k, d): data terms plus the penalty, over
-        the total weight (one kernel on the GPU)."""
+        the total weight (one kernel on the GPU); ``candidates`` (CPU): the
+        candidates of the parameter rows, when not all of them."""
         xp = self.xp
         k, d = params.shape
         rows, p = self.n_rows, self.n_features
@@ -371,11 +388,14 @@ class _LogisticLoss:
         coef = params[:, : rows * p]
         grad = np.empty((k, d))
         grad[:, : rows * p] = grad_W.T.reshape(k, rows * p)
-        grad[:, : rows * p] += self.inverse_C[:, None] * coef
+        inverse_C, total = self.inverse_C, self.total
+        if candidates is not None:
+            inverse_C, total = inverse_C[candidates], total[candidates]
+        grad[:, : rows * p] += inverse_C[:, None] * coef
         if self.fit_intercept:
             grad[:, rows * p :] = grad_b.reshape(k, rows)
-        value = loss_sum + 0.5 * self.inverse_C * (coef * coef).sum(axis=1)
-        return value / self.total, grad / self.total[:, None]
+        value = loss_sum + 0.5 * inverse_C * (coef * coef).sum(axis=1)
+        return value / total, grad / total[:, None]
 
     def _finish_wide(self, params, grad_W, grad_b, loss_sum, value, grad):
         """:meth:`_finish` on a GPU for rows of :data:`WIDE` entries or more."""
@@ -861,6 +881,7 @@ class LogisticRegression(
             max_iter=self.max_iter,
             tol=self.tol,
             xp=xp,
+            row_subsets=True,
             verbose=self.verbose,
             callback=callback,
         )

@@ -417,6 +417,19 @@ def _advance(x, g, trial, g_trial, direction, S, Y, control: np.ndarray, xp):
     trial += x
 
 
+def _evaluate_rows(fun, points, rows: list[int], g):
+    """``fun`` at the listed rows of ``points`` only (NumPy): values and
+    gradients of all the rows, the others' set to 0 and to their current
+    gradient (read by nothing but the statistics of rows not searching)."""
+    index = np.asarray(rows)
+    f_part, g_part = fun(points[index], index)
+    f = np.zeros(points.shape[0])
+    f[index] = f_part
+    g_trial = g.copy()
+    g_trial[index] = g_part
+    return f, g_trial
+
+
 def _float64_copy(array, xp):
     """A float64 copy (a memcpy for contiguous float64 device arrays)."""
     if xp is np:
@@ -440,6 +453,7 @@ def lbfgs(
     max_line_search: int = 50,
     verbose: int = 0,
     callback: Callable | None = None,
+    row_subsets: bool = False,
 ) -> LbfgsResult:
     """Minimise the rows of ``x0`` independently; ``fun(x) -> (f (k,), g (k, d))``.
 
@@ -465,6 +479,12 @@ def lbfgs(
     callback : callable, default=None
         For one row (``k == 1``): called with the new point, a ``(1, d)``
         copy, after each iteration, as SciPy's ``callback`` is.
+    row_subsets : bool, default=False
+        ``fun(x, rows)`` also evaluates only some rows: ``x`` holds the rows
+        numbered ``rows`` (an index array). With NumPy, the evaluations of
+        a line search then cover only the rows still searching, so a row
+        that needs more evaluations does not cost the others theirs (the
+        GPU evaluates every row: its kernels take whole batches).
     """
     if not 0 < history <= _MAX_HISTORY:
         raise ValueError(f"history must be in [1, {_MAX_HISTORY}]; got {history}.")
@@ -509,7 +529,10 @@ def lbfgs(
             continue
         _advance(x, g, trial, None, direction, S, Y, control, xp)
         while searching:
-            f_dev, g_trial = fun(trial)
+            if row_subsets and xp is np and len(searching) < k:
+                f_dev, g_trial = _evaluate_rows(fun, trial, searching, g)
+            else:
+                f_dev, g_trial = fun(trial)
             f_new, slope, g_max, yy = _stats(f_dev, g_trial, g, direction, xp)
             control = np.zeros((k, 3))
             control[:, 1] = -1.0

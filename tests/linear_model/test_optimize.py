@@ -104,6 +104,37 @@ def test_curved_valleys_reach_scipys_minimum(rng):
         np.testing.assert_allclose(result.x[row], ref.x, atol=1e-4)
 
 
+def test_row_subsets_evaluate_only_the_searching_rows(rng):
+    """With ``row_subsets`` the NumPy driver evaluates a line search's later
+    trials on the rows still searching only: the same steps per row as
+    SciPy's (and as without subsets), in fewer row evaluations."""
+    scales = [1.0, 3.0, 10.0, 0.1, 100.0]
+    plain = _rosenbrock_rows(scales)
+    x0 = 2 * rng.normal(size=(len(scales), 8))
+    counted = []
+
+    def fun(x, rows=None):
+        rows = range(len(scales)) if rows is None else rows
+        counted.append(len(rows))
+        parts = [_rosenbrock_rows([scales[r]])(x[[i]]) for i, r in enumerate(rows)]
+        return np.concatenate([v for v, _ in parts]), np.concatenate(
+            [g for _, g in parts]
+        )
+
+    result = lbfgs(fun, x0, max_iter=40, tol=1e-6, xp=np, row_subsets=True)
+    with_subsets = sum(counted)
+    counted.clear()
+    whole = lbfgs(fun, x0, max_iter=40, tol=1e-6, xp=np)
+    assert with_subsets < sum(counted)
+    assert min(counted) == len(scales)  # without: every call has every row
+    np.testing.assert_array_equal(result.n_iter, whole.n_iter)
+    np.testing.assert_array_equal(result.status, whole.status)
+    np.testing.assert_allclose(result.x, whole.x, rtol=1e-12, atol=1e-12)
+    for row in range(len(scales)):
+        ref = _scipy(plain, x0, row, gtol=1e-6, maxiter=40)
+        assert result.n_iter[row] == ref.nit
+
+
 def test_iteration_limit_is_reported(rng):
     fun = _problems(rng)
     result = lbfgs(fun, np.zeros((4, 6)), max_iter=2, tol=1e-12, xp=np)
