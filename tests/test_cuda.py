@@ -134,6 +134,19 @@ def test_take_rows(rng, dtype, shape):
 
 
 @gpu
+@pytest.mark.parametrize("shape", [(6,), (6, 5)])
+def test_scatter_rows(rng, shape):
+    cp = pytest.importorskip("cupy")
+    out = rng.normal(size=shape)
+    rows = np.array([4, 0, 2], dtype=np.int64)
+    values = rng.normal(size=(3, *shape[1:]))
+    got = cp.asarray(out)
+    _cuda.scatter_rows(cp.asarray(values), cp.asarray(rows), got)
+    out[rows] = values
+    np.testing.assert_array_equal(got.get(), out)
+
+
+@gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("index", [np.int32, np.int64])
 def test_csr_take_rows(rng, dtype, index):

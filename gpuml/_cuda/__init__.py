@@ -52,6 +52,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         ),
         *(f"cast_rows<double, {t}>" for t in _FLOAT_TYPES),
         *(f"gather_rows<{w}>" for w in ("unsigned char", "unsigned int", "double")),
+        "scatter_rows<double>",
         *(
             f"csr_take_rows<{w}, {i}>"
             for w in ("unsigned int", "unsigned long long")
@@ -458,6 +459,15 @@ def take_rows(array, rows):
     args = (array, rows, n_rows, n_src, np.int64(words), out)
     launch("arrays", f"gather_rows<{word}>", rows.shape[0] * words, args)
     return out
+
+
+def scatter_rows(values, rows, out) -> None:
+    """``out[rows] = values`` for C-contiguous float64 device arrays (``out``
+    of the same row shape) and distinct int64 device ``rows``, in place."""
+    words = values.size // max(values.shape[0], 1)
+    if values.size:
+        args = (values, rows, np.int64(rows.shape[0]), np.int64(words), out)
+        launch("arrays", "scatter_rows<double>", values.size, args)
 
 
 def column_sums(array, ones):

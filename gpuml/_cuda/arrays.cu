@@ -45,6 +45,18 @@ __global__ void gather_rows(const W* src, const long long* rows, long long n_row
     }
 }
 
+// dst[rows[r]] = src[r] for rows of `words` machine words (rows distinct
+// and in range).
+template <typename W>
+__global__ void scatter_rows(const W* src, const long long* rows, long long n_rows,
+                             long long words, W* dst)
+{
+    GRID_STRIDE(i, n_rows * words) {
+        const long long r = i / words, j = i - r * words;
+        dst[rows[r] * words + j] = src[i];
+    }
+}
+
 // out[j] = sum over c < chunks of parts[c * width + j] (float64).
 extern "C" __global__ void sum_chunks(const double* parts, long long chunks,
                                       long long width, double* out)

@@ -263,10 +263,17 @@ class _LogisticLoss:
             return W, b.astype(dtype)
         return W, _cuda.cast_rows(b, dtype)
 
+    @property
+    def takes_row_subsets(self) -> bool:
+        """Whether :meth:`__call__` takes ``rows``: not with one column of
+        weights per row (a GPU's joint fit of several folds)."""
+        return self.weights.shape[1] == 1
+
     def __call__(self, params, rows=None):
         """Values ``(k,)`` and gradients ``(k, d)`` at the parameter rows;
-        ``rows`` (CPU): the indices of the candidates those rows are, when
-        L-BFGS evaluates only the candidates still searching."""
+        ``rows``: the indices (int64, in ``xp``) of the candidates those
+        rows are, when L-BFGS evaluates only the candidates still
+        searching."""
         xp = self.xp
         if xp is np:
             return self._call_by_blocks(params, rows)
@@ -275,7 +282,9 @@ class _LogisticLoss:
         raw = self.X @ self._coefficients(params, dtype).T
         loss, residual = self._terms(raw, b, self.target, self.weights)
         grad_W = self.XT @ _as_dtype(residual, dtype, xp)  # (p, k * rows)
-        return self._finish(params, grad_W, self._sums(residual), self._sums(loss))
+        return self._finish(
+            params, grad_W, self._sums(residual), self._sums(loss), rows
+        )
 
     def _terms(self, raw, b, target, weights):
         """Weighted losses ``(n, k)`` and residuals ``(n, k * rows)`` of the
@@ -316,8 +325,6 @@ class _LogisticLoss:
             raw = block @ coef_T
             # unweighted: no multiplication by ones (two passes of nine)
             weights = None if self.weights_are_ones else self.weights[rows]
-            if weights is not None and candidates is not None and weights.shape[1] > 1:
-                weights = weights[:, candidates]
             loss, residual = self._terms(raw, b, self.target[rows], weights)
             loss_sum += loss.sum(axis=0)
             grad_W += block.T @ residual
@@ -357,16 +364,21 @@ class _LogisticLoss:
 
     def _finish(self, params, grad_W, grad_b, loss_sum, candidates=None):
         """Values (k,) and gradients (k, d): data terms plus the penalty, over
-        the total weight (one kernel on the GPU); ``candidates`` (CPU): the
+        the total weight (one kernel on the GPU); ``candidates``: the
         candidates of the parameter rows, when not all of them."""
         xp = self.xp
         k, d = params.shape
         rows, p = self.n_rows, self.n_features
+        inverse_C, total = self.inverse_C, self.total
+        if candidates is not None:
+            inverse_C = _take(inverse_C, candidates, xp)
+            total = _take(total, candidates, xp)
         if xp is not np:
             value, grad = xp.empty(k), xp.empty((k, d))
             grad_W = _cuda.cast(_cuda.c_order(grad_W), xp.float64)
             if d >= WIDE:  # many coefficients: each row over many blocks
-                return self._finish_wide(params, grad_W, grad_b, loss_sum, value, grad)
+                args = (params, grad_W, grad_b, loss_sum, inverse_C, total)
+                return self._finish_wide(*args, value, grad)
             _cuda.kernel("linear", "logistic_finish")(
                 (k,),
                 (256,),
@@ -375,8 +387,8 @@ class _LogisticLoss:
                     xp.ascontiguousarray(grad_W),
                     grad_b,
                     loss_sum,
-                    self.inverse_C,
-                    self.total,
+                    inverse_C,
+                    total,
                     np.int32(rows),
                     np.int64(p),
                     np.int32(self.fit_intercept),
@@ -388,26 +400,25 @@ class _LogisticLoss:
         coef = params[:, : rows * p]
         grad = np.empty((k, d))
         grad[:, : rows * p] = grad_W.T.reshape(k, rows * p)
-        inverse_C, total = self.inverse_C, self.total
-        if candidates is not None:
-            inverse_C, total = inverse_C[candidates], total[candidates]
         grad[:, : rows * p] += inverse_C[:, None] * coef
         if self.fit_intercept:
             grad[:, rows * p :] = grad_b.reshape(k, rows)
         value = loss_sum + 0.5 * inverse_C * (coef * coef).sum(axis=1)
         return value / total, grad / total[:, None]
 
-    def _finish_wide(self, params, grad_W, grad_b, loss_sum, value, grad):
+    def _finish_wide(
+        self, params, grad_W, grad_b, loss_sum, inverse_C, total, value, grad
+    ):
         """:meth:`_finish` on a GPU for rows of :data:`WIDE` entries or more."""
         xp = self.xp
         k, d = params.shape
         squares = xp.zeros(k)  # a memset: no kernel
-        args = (params, xp.ascontiguousarray(grad_W), grad_b, self.inverse_C)
-        args += (self.total, np.int32(self.n_rows), np.int64(self.n_features))
+        args = (params, xp.ascontiguousarray(grad_W), grad_b, inverse_C)
+        args += (total, np.int32(self.n_rows), np.int64(self.n_features))
         args += (np.int32(self.fit_intercept), np.int32(k), squares, grad)
         grid = (-(-d // WIDE_CHUNK), k)
         _cuda.kernel("linear", "logistic_wide_finish")(grid, (256,), args)
-        args = (loss_sum, self.inverse_C, self.total, squares, np.int32(k), value)
+        args = (loss_sum, inverse_C, total, squares, np.int32(k), value)
         _cuda.launch("linear", "logistic_wide_value", k, args)
         return value, grad
 
@@ -432,11 +443,13 @@ def _used_columns(X, xp: ModuleType):
     exactly zero in the empty ones. A HashingVectorizer's 2**20 columns over
     a few thousand documents hold values in a few percent of them, and the
     optimiser's vectors (ten pairs per candidate) would otherwise be that
-    wide: on the CPU 5.5 GB and 1.3x scikit-learn's time for the text
-    example of docs/text.rst. Applied to CSR matrices on the CPU with at
-    most :data:`_USED_SHARE` of their columns used; the GPU's wide kernels
-    take all the columns (compacting there would compile four kernels on a
-    new machine: measured in issue 35).
+    wide: the text example of docs/text.rst on 1,000 documents took 16.9 s
+    and 887 MB at peak on two cores (scikit-learn's classes 19 s and 526
+    MB), 0.8 s and 345 MB on the used columns. Applied to CSR matrices on
+    the CPU with at most :data:`_USED_SHARE` of their columns used. On the
+    GPU every column stays, for the device's wide kernels: compacting there
+    needs device kernels (a column mask, a scan, a gather) whose first-use
+    compile and speed are not measured yet.
     """
     if xp is not np or not is_sparse(X) or X.format != "csr" or X.nnz == 0:
         return X, None
@@ -881,7 +894,7 @@ class LogisticRegression(
             max_iter=self.max_iter,
             tol=self.tol,
             xp=xp,
-            row_subsets=True,
+            row_subsets=loss.takes_row_subsets,
             verbose=self.verbose,
             callback=callback,
         )

@@ -417,16 +417,25 @@ def _advance(x, g, trial, g_trial, direction, S, Y, control: np.ndarray, xp):
     trial += x
 
 
-def _evaluate_rows(fun, points, rows: list[int], g):
-    """``fun`` at the listed rows of ``points`` only (NumPy): values and
-    gradients of all the rows, the others' set to 0 and to their current
-    gradient (read by nothing but the statistics of rows not searching)."""
-    index = np.asarray(rows)
-    f_part, g_part = fun(points[index], index)
-    f = np.zeros(points.shape[0])
-    f[index] = f_part
-    g_trial = g.copy()
-    g_trial[index] = g_part
+def _evaluate_rows(fun, points, rows: list[int], g, xp):
+    """``fun`` at the listed rows of ``points`` only: values and gradients
+    of all the rows, the others' set to 0 and to their current gradient
+    (read by nothing but the statistics of rows not searching). On the GPU
+    a gather and two scatters (gpuml's kernels) around ``fun``."""
+    index = np.asarray(rows, dtype=np.int64)
+    if xp is np:
+        f_part, g_part = fun(points[index], index)
+        f = np.zeros(points.shape[0])
+        f[index] = f_part
+        g_trial = g.copy()
+        g_trial[index] = g_part
+        return f, g_trial
+    index = xp.asarray(index)
+    f_part, g_part = fun(_cuda.take_rows(points, index), index)
+    f = xp.zeros(points.shape[0])  # a memset: no kernel
+    _cuda.scatter_rows(_float64_copy(f_part, xp), index, f)
+    g_trial = _cuda.copy(g)
+    _cuda.scatter_rows(_float64_copy(g_part, xp), index, g_trial)
     return f, g_trial
 
 
@@ -481,10 +490,10 @@ def lbfgs(
         copy, after each iteration, as SciPy's ``callback`` is.
     row_subsets : bool, default=False
         ``fun(x, rows)`` also evaluates only some rows: ``x`` holds the rows
-        numbered ``rows`` (an index array). With NumPy, the evaluations of
-        a line search then cover only the rows still searching, so a row
-        that needs more evaluations does not cost the others theirs (the
-        GPU evaluates every row: its kernels take whole batches).
+        numbered ``rows`` (an int64 index array in ``xp``). The evaluations
+        of a line search then cover only the rows still searching: a row
+        that has converged, or whose line search needs more evaluations,
+        does not cost the others evaluations.
     """
     if not 0 < history <= _MAX_HISTORY:
         raise ValueError(f"history must be in [1, {_MAX_HISTORY}]; got {history}.")
@@ -529,8 +538,8 @@ def lbfgs(
             continue
         _advance(x, g, trial, None, direction, S, Y, control, xp)
         while searching:
-            if row_subsets and xp is np and len(searching) < k:
-                f_dev, g_trial = _evaluate_rows(fun, trial, searching, g)
+            if row_subsets and len(searching) < k:
+                f_dev, g_trial = _evaluate_rows(fun, trial, searching, g, xp)
             else:
                 f_dev, g_trial = fun(trial)
             f_new, slope, g_max, yy = _stats(f_dev, g_trial, g, direction, xp)

@@ -746,6 +746,40 @@ def test_batched_fit_matches_one_by_one(backend, rng, problem):
         _assert_same_predictions(pred[i], expected, X, 1e-6)
 
 
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_batch_evaluates_searching_rows_only_with_the_same_steps(
+    backend, rng, problem, monkeypatch
+):
+    """L-BFGS evaluates the candidates still searching only (converged ones
+    and finished line searches leave the evaluations): each candidate takes
+    the steps it takes when every row is evaluated every time."""
+    X, y = _classification(rng, LABELS[problem], n_samples=300, n_features=8)
+    X_c, y_c, _ = _batch_in(X, y)
+    params = [{"C": c} for c in (1e-3, 0.3, 30.0, 1e3)]
+    calls = []
+    call = logistic_module._LogisticLoss.__call__
+
+    def counted(self, x, rows=None):
+        calls.append(x.shape[0])
+        return call(self, x, rows)
+
+    monkeypatch.setattr(logistic_module._LogisticLoss, "__call__", counted)
+    est = LogisticRegression(tol=1e-8, max_iter=500)
+    (subsets,) = est._fit_batch(X_c, y_c, params)
+    fewer = list(calls)
+    monkeypatch.setattr(
+        logistic_module._LogisticLoss, "takes_row_subsets", property(lambda s: False)
+    )
+    calls.clear()
+    (whole,) = est._fit_batch(X_c, y_c, params)
+    assert min(fewer) < len(params) and sum(fewer) < sum(calls)
+    assert set(calls) == {len(params)}
+    for a, b in ((subsets.W, whole.W), (subsets.b, whole.b)):
+        np.testing.assert_allclose(
+            backend.to_numpy(a), backend.to_numpy(b), rtol=1e-7, atol=1e-9
+        )
+
+
 @pytest.mark.parametrize("class_weight", [None, "balanced"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("cover", ["every-sample", "some-samples", "little-overlap"])
