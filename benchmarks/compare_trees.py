@@ -22,7 +22,10 @@ Workloads (data as NumPy float32):
   accuracy, 400,000 x 128, binary;
 - ``R64``: Ridge, 30 alphas, 5-fold, 1,000,000 x 64;
 - ``R1024``: Ridge, 12 alphas, 5-fold, 100,000 x 1,024;
-- ``L10``: LogisticRegression, 6 C, 5-fold, 200,000 x 256, 10 classes.
+- ``L10``: LogisticRegression, 6 C, 5-fold, 200,000 x 256, 10 classes;
+- ``L6T``: LogisticRegression(tol=1e-6), 16 C, 5-fold, 600,000 x 384, 6
+  classes (bench_dask_balance's search, in process: one batched group whose
+  candidates need different numbers of iterations).
 """
 
 from __future__ import annotations
@@ -37,12 +40,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 
+# (estimator, rows, columns, classes, candidates, LogisticRegression's tol)
 WORKLOADS = {
-    "W1": ("ridge", 400_000, 256, 1, 20),
-    "W2": ("logistic", 400_000, 128, 2, 8),
-    "R64": ("ridge", 1_000_000, 64, 1, 30),
-    "R1024": ("ridge", 100_000, 1_024, 1, 12),
-    "L10": ("logistic", 200_000, 256, 10, 6),
+    "W1": ("ridge", 400_000, 256, 1, 20, 1e-4),
+    "W2": ("logistic", 400_000, 128, 2, 8, 1e-4),
+    "R64": ("ridge", 1_000_000, 64, 1, 30, 1e-4),
+    "R1024": ("ridge", 100_000, 1_024, 1, 12, 1e-4),
+    "L10": ("logistic", 200_000, 256, 10, 6, 1e-4),
+    "L6T": ("logistic", 600_000, 384, 6, 16, 1e-6),
 }
 
 CHILD = r"""
@@ -53,7 +58,7 @@ import gpuml
 from gpuml.linear_model import LogisticRegression, Ridge
 from gpuml.model_selection import GridSearchCV, KFold
 
-kind, n, p, n_classes, k, repeat = sys.argv[2:8]
+kind, n, p, n_classes, k, tol, repeat = sys.argv[2:9]
 n, p, n_classes, k, repeat = int(n), int(p), int(n_classes), int(k), int(repeat)
 rng = np.random.default_rng(0)
 X = rng.standard_normal((n, p), dtype=np.float32)
@@ -67,8 +72,9 @@ else:
     logits = X @ W if n_classes > 2 else np.c_[np.zeros(n, np.float32), X @ W[:, 0]]
     noisy = logits + rng.gumbel(size=logits.shape).astype(np.float32)
     y = noisy.argmax(axis=1).astype(np.int64)
-    search = GridSearchCV(LogisticRegression(), {"C": np.logspace(-3, 2, k)},
-                          cv=KFold(5), scoring="accuracy")
+    search = GridSearchCV(LogisticRegression(tol=float(tol)),
+                          {"C": np.logspace(-3, 2, k)}, cv=KFold(5),
+                          scoring="accuracy")
 
 def sync():
     if "cupy" in sys.modules:
