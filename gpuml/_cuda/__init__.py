@@ -586,6 +586,7 @@ __all__ = [
     "launch",
     "prefetch",
     "prefetch_module",
+    "scatter_rows",
     "source",
     "take_rows",
 ]

@@ -780,6 +780,14 @@ def test_batch_evaluates_searching_rows_only_with_the_same_steps(
         )
 
 
+# At tol=1e-10 a step that still shrinks the gradient can change the
+# objective by less than its float64 resolution: rarely (once in about 700
+# random problems of this test over the runs of 2026-11-26) a line search
+# then finds no decrease and the fit stops "ABNORMAL" at that floor, as
+# SciPy's would; the probabilities below are still compared to 1e-5.
+@pytest.mark.filterwarnings(
+    r"ignore:lbfgs failed to converge after \d+ iteration\(s\) \(status=2\)"
+)
 @pytest.mark.parametrize("class_weight", [None, "balanced"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("cover", ["every-sample", "some-samples", "little-overlap"])
