@@ -443,9 +443,10 @@ def _evaluate_rows(fun, points, rows: list[int], g, xp):
     index = xp.asarray(index)
     f_part, g_part = fun(_cuda.take_rows(points, index), index)
     f = xp.zeros(points.shape[0])  # a memset: no kernel
-    _cuda.scatter_rows(_float64_copy(f_part, xp), index, f)
+    # contiguous float64 as they come from the loss: no copies to scatter
+    _cuda.scatter_rows(_cuda.cast(_cuda.c_order(f_part), xp.float64), index, f)
     g_trial = _cuda.copy(g)
-    _cuda.scatter_rows(_float64_copy(g_part, xp), index, g_trial)
+    _cuda.scatter_rows(_cuda.cast(_cuda.c_order(g_part), xp.float64), index, g_trial)
     return f, g_trial
 
 
