@@ -1,44 +1,78 @@
-"""Warm search times of two gpuml source trees, measured in the same call.
+"""The performance-regression guard: this tree's searches against other
+commits, or a stored run, on the same machine in the same call.
 
 Usage (on the GPU machine, from the repository root)::
 
-    git archive BASE_COMMIT | (mkdir -p /tmp/base && tar -x -C /tmp/base)
-    python -m benchmarks.compare_trees /tmp/base [--workloads W1 W2] [--rounds 2]
+    python -m benchmarks.run --compare REF [REF ...] [options]
+    python -m benchmarks.compare_trees REF [REF ...] [options]      # the same
 
-Every claim of speed is made against the previous commit on the same machine
-in the same call (a warm search once got 1.5x slower unnoticed). For each
-workload, each tree runs in its own fresh process, ``--rounds`` times,
-alternating base and this tree, so both meet the same machine state; a
-process makes the data (the same seed in both trees, with NumPy only, so
-nothing of either tree's benchmarks is involved), runs the search once to
-warm up, then times ``--repeat`` more searches (GPU synchronised). The
-table gives each tree's minimum and median over all its timed searches and
-the ratio of minima (this tree / base: above 1 is slower).
+``REF`` is a source tree (a folder holding ``gpuml/``, e.g. made with
+``git archive COMMIT | tar -x -C DIR``), a commit (archived here into a
+temporary folder; needs this checkout's ``.git``), or a JSON file written
+by an earlier ``--save`` on the same kind of GPU (``stored`` names the
+reference of this machine's GPU in ``benchmarks/reference/``). Options:
 
-Workloads (data as NumPy float32):
+- ``--workloads W1 W2 ...`` (default: all below), ``--rounds N`` (default 2),
+  ``--repeat N`` (timed searches per process, default 3), ``--quick`` (100x
+  fewer rows, a smoke test);
+- ``--save PATH`` writes this tree's figures as JSON (``--label`` names the
+  commit in it), to be a later run's ``REF``.
 
-- ``W1``: ``GridSearchCV(Ridge())``, 20 alphas, ``KFold(5)``, r2, 400,000 x 256;
-- ``W2``: ``GridSearchCV(LogisticRegression())``, 8 C, ``KFold(5)``,
-  accuracy, 400,000 x 128, binary;
-- ``R64``: Ridge, 30 alphas, 5-fold, 1,000,000 x 64;
-- ``R1024``: Ridge, 12 alphas, 5-fold, 100,000 x 1,024;
-- ``L10``: LogisticRegression, 6 C, 5-fold, 200,000 x 256, 10 classes;
-- ``L6T``: LogisticRegression(tol=1e-6), 16 C, 5-fold, 600,000 x 384, 6
-  classes (bench_dask_balance's search, in process: one batched group whose
+Every claim of speed is made against an earlier commit on the same machine
+in the same call (a warm search once got 1.5x slower unnoticed). Each tree
+runs each workload in fresh processes, ``--rounds`` times, the trees
+alternating so that all meet the same machine state. A process imports CuPy
+and creates the CUDA context (not timed: what any CuPy program pays first),
+makes the data with NumPy only (the same seed for every tree, so nothing of
+either tree's benchmarks is involved), waits for the BLAS threads that made
+them to idle, times its first search (the *first use*), then ``--repeat``
+more (*warm*); the GPU is synchronised before each clock stops.
+
+For W1 and W2 (the first-use workloads of ``bench_first_use``) each round
+runs two processes per tree: the first on a new, empty kernel cache
+(``CUPY_CACHE_DIR``: a new machine), the second on the cache the first
+filled (a later process). Their first searches are the rows "first, empty
+cache" and "first, warm cache"; the other workloads use the environment's
+cache and report warm figures only.
+
+The report gives, for each workload and measure, each tree's minimum (and
+median) and the ratio of minima against each reference (above 1: this tree
+is slower); a warm ratio above :data:`TOLERANCE` is flagged ``SLOWER``.
+
+Workloads (data as NumPy float32, ``KFold(5)``):
+
+- ``W1``: ``GridSearchCV(Ridge())``, 20 alphas, r2, 400,000 x 256;
+- ``W2``: ``GridSearchCV(LogisticRegression())``, 8 C, accuracy,
+  400,000 x 128, binary;
+- ``R64``: Ridge, 30 alphas, 1,000,000 x 64;
+- ``R1024``: Ridge, 12 alphas, 100,000 x 1,024;
+- ``L10``: LogisticRegression, 6 C, 200,000 x 256, 10 classes;
+- ``L6T``: LogisticRegression(tol=1e-6), 16 C, 600,000 x 384, 6 classes
+  (bench_dask_balance's search, in process: one batched group whose
   candidates need different numbers of iterations).
+
+R64, R1024 and L10 are the searches of issue 35's regression (measured
+against commit acc3ae6).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
+REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
+#: A warm ratio above this is flagged (warm minima of unchanged code differ
+#: by a few percent from call to call on one GPU).
+TOLERANCE = 1.05
 
 # (estimator, rows, columns, classes, candidates, LogisticRegression's tol)
 WORKLOADS = {
@@ -49,10 +83,20 @@ WORKLOADS = {
     "L10": ("logistic", 200_000, 256, 10, 6, 1e-4),
     "L6T": ("logistic", 600_000, 384, 6, 16, 1e-6),
 }
+FIRST_USE = ("W1", "W2")
+MEASURES = {
+    "warm": "warm",
+    "first_cold": "first, empty cache",
+    "first_warm": "first, warm cache",
+}
 
 CHILD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
+import cupy
+cupy.cuda.Device(0).use()
+cupy.empty(1)
+cupy.cuda.Device().synchronize()
 import numpy as np
 import gpuml
 from gpuml.linear_model import LogisticRegression, Ridge
@@ -76,24 +120,38 @@ else:
                           {"C": np.logspace(-3, 2, k)}, cv=KFold(5),
                           scoring="accuracy")
 
-def sync():
-    if "cupy" in sys.modules:
-        sys.modules["cupy"].cuda.Device().synchronize()
-
-search.fit(X, y)
-sync()
-times = []
-for _ in range(repeat):
+def timed():
+    time.sleep(0.3)  # the BLAS threads that made the data go idle
     start = time.perf_counter()
     search.fit(X, y)
-    sync()
-    times.append(time.perf_counter() - start)
-print(json.dumps({"file": gpuml.__file__, "times": times,
+    cupy.cuda.Device().synchronize()
+    return time.perf_counter() - start
+
+first = timed()
+times = [timed() for _ in range(repeat)]
+print(json.dumps({"file": gpuml.__file__, "first": first, "times": times,
                   "best": {k: float(v) for k, v in search.best_params_.items()}}))
 """
 
 
-def run_child(tree: Path, spec: tuple, repeat: int) -> dict:
+def gpu_name() -> str:
+    """The name of GPU 0, as the driver reports it (the machine kind)."""
+    done = subprocess.run(
+        ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", "0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or "no GPU"
+
+
+def reference_path(name: str) -> Path:
+    """The stored reference of a GPU of this name."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return REFERENCE_DIR / f"{slug}.json"
+
+
+def run_child(tree: Path, spec: tuple, repeat: int, cache: str | None) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # Only the tree under test, then whatever else the environment provides
     # (the wheels of .gpu/env.sh), never this checkout's gpuml.
@@ -103,6 +161,8 @@ def run_child(tree: Path, spec: tuple, repeat: int) -> dict:
         if p and Path(p).resolve() != HERE
     ]
     env["PYTHONPATH"] = os.pathsep.join([str(tree), *rest])
+    if cache is not None:
+        env["CUPY_CACHE_DIR"] = cache
     args = [sys.executable, "-c", CHILD, str(tree), *map(str, spec), str(repeat)]
     done = subprocess.run(
         args, env=env, capture_output=True, text=True, check=False, cwd="/"
@@ -115,40 +175,177 @@ def run_child(tree: Path, spec: tuple, repeat: int) -> dict:
     return result
 
 
+def measure(tree: Path, name: str, quick: bool, repeat: int) -> dict[str, list]:
+    """One round of workload ``name`` for ``tree``: its measures' samples."""
+    kind, n, *rest = WORKLOADS[name]
+    spec = (kind, n // 100 if quick else n, *rest)
+    if name not in FIRST_USE:
+        result = run_child(tree, spec, repeat, None)
+        return {"warm": result["times"], "best": [result["best"]]}
+    with tempfile.TemporaryDirectory() as cache:
+        cold = run_child(tree, spec, repeat, cache)
+        warm = run_child(tree, spec, repeat, cache)
+    return {
+        "warm": cold["times"] + warm["times"],
+        "first_cold": [cold["first"]],
+        "first_warm": [warm["first"]],
+        "best": [cold["best"], warm["best"]],
+    }
+
+
+def resolve(ref: str, scratch: Path) -> Path | dict:
+    """A reference: a source tree's folder, or a stored run's contents."""
+    if ref == "stored":
+        path = reference_path(gpu_name())
+        if not path.exists():
+            raise SystemExit(
+                f"no stored reference for this GPU ({gpu_name()}): {path} is "
+                "missing; make one with --save, or compare with a commit or tree"
+            )
+        ref = str(path)
+    path = Path(ref)
+    if path.suffix == ".json" and path.is_file():
+        stored = json.loads(path.read_text())
+        stored.setdefault("label", path.stem)
+        if stored.get("gpu") != gpu_name():
+            raise SystemExit(
+                f"{path} was measured on {stored.get('gpu')!r}, this machine has "
+                f"{gpu_name()!r}: compare on the same kind of GPU, or with a commit"
+            )
+        return stored
+    if path.is_dir():
+        if not (path / "gpuml" / "__init__.py").exists():
+            raise SystemExit(f"{path} holds no gpuml/ source tree")
+        return path.resolve()
+    target = scratch / re.sub(r"[^A-Za-z0-9._-]", "_", ref)
+    target.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(HERE), "archive", ref, "gpuml"],
+        capture_output=True,
+        check=False,
+    )
+    if archive.returncode != 0:
+        raise SystemExit(
+            f"{ref!r} is neither a folder, a stored JSON run nor a commit of a "
+            f"git checkout here: {archive.stderr.decode().strip()}"
+        )
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target
+
+
+def summary(samples: list[float]) -> str:
+    return f"{min(samples):.4f} / {statistics.median(samples):.4f}"
+
+
+def report(results: dict, labels: list[str], workloads: list[str]) -> list[str]:
+    """The table: each measure's min / median per tree, ratios against each
+    reference (the last label is this tree)."""
+    refs = labels[:-1]
+    head = " | ".join(f"{label} min / median (s)" for label in labels)
+    ratios = " | ".join(f"this / {label}" for label in refs)
+    lines = [f"| workload | measure | {head} | {ratios} |"]
+    lines.append("|---" * (2 + len(labels) + len(refs)) + "|")
+    for name in workloads:
+        for measure_key, measure_name in MEASURES.items():
+            cells = [results[label].get(name, {}).get(measure_key) for label in labels]
+            if cells[-1] is None:
+                continue
+            shown = [summary(c) if c else "-" for c in cells]
+            flags = []
+            for c in cells[:-1]:
+                if not c:
+                    flags.append("-")
+                    continue
+                ratio = min(cells[-1]) / min(c)
+                slow = measure_key == "warm" and ratio > TOLERANCE
+                flags.append(f"{ratio:.2f}{' SLOWER' if slow else ''}")
+            lines.append(f"| {name} | {measure_name} | {' | '.join(shown + flags)} |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.compare_trees")
-    parser.add_argument("base", type=Path, help="the other source tree (a checkout)")
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.compare_trees",
+        description="This tree's searches against other trees, commits or a "
+        "stored run, on this machine.",
+    )
     parser.add_argument(
-        "--workloads", nargs="+", default=["W1", "W2"], choices=sorted(WORKLOADS)
+        "refs",
+        nargs="*",
+        metavar="REF",
+        help="a source tree, a commit, a stored JSON run, or 'stored'",
+    )
+    parser.add_argument(
+        "--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS)
     )
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--quick", action="store_true", help="100x fewer rows, for a smoke test"
-    )
+    parser.add_argument("--quick", action="store_true", help="100x fewer rows")
+    parser.add_argument("--save", type=Path, metavar="PATH", help="write this run")
+    parser.add_argument("--label", default=None, help="this tree's name in --save")
     args = parser.parse_args(argv)
-    trees = {"base": args.base.resolve(), "this": HERE}
-    shown = " ".join(sys.argv[1:] if argv is None else argv)
-    print(f"command: python -m benchmarks.compare_trees {shown}")
-    print("| workload | base min / median (s) | this min / median (s) | this / base |")
-    print("|---|---|---|---|")
-    for name in args.workloads:
-        times: dict[str, list[float]] = {"base": [], "this": []}
-        best = {}
-        for _ in range(args.rounds):
-            for label, tree in trees.items():
-                kind, n, *rest = WORKLOADS[name]
-                spec = (kind, n // 100 if args.quick else n, *rest)
-                result = run_child(tree, spec, args.repeat)
-                times[label] += result["times"]
-                best[label] = result["best"]
-        if best["base"] != best["this"]:
-            print(f"note: {name} best parameters differ: {best}")
-        b, t = times["base"], times["this"]
-        print(
-            f"| {name} | {min(b):.4f} / {statistics.median(b):.4f} "
-            f"| {min(t):.4f} / {statistics.median(t):.4f} | {min(t) / min(b):.2f} |"
-        )
+    if args.rounds < 1 or args.repeat < 1:
+        parser.error("--rounds and --repeat must be at least 1")
+    if not args.refs and args.save is None:
+        parser.error("give a REF to compare with, or --save PATH")
+
+    print(f"command: python -m benchmarks.compare_trees {' '.join(argv)}")
+    print(f"gpu: {gpu_name()}")
+    with tempfile.TemporaryDirectory() as scratch:
+        refs = {ref: resolve(ref, Path(scratch)) for ref in args.refs}
+        trees = {ref: r for ref, r in refs.items() if isinstance(r, Path)}
+        trees["this"] = HERE
+        results: dict[str, dict] = {label: {} for label in trees}
+        failed: set[str] = set()
+        for name in args.workloads:
+            for _ in range(args.rounds):
+                for label, tree in trees.items():
+                    if label in failed:
+                        continue
+                    try:
+                        got = measure(tree, name, args.quick, args.repeat)
+                    except RuntimeError as error:  # this tree cannot run it
+                        if label == "this":
+                            raise
+                        print(f"note: {label} skipped: {error}")
+                        failed.add(label)
+                        continue
+                    slot = results[label].setdefault(name, {})
+                    for key, samples in got.items():
+                        slot.setdefault(key, []).extend(samples)
+            bests = {
+                label: results[label][name]["best"]
+                for label in trees
+                if name in results[label]
+            }
+            if any(b != bests["this"][0] for got in bests.values() for b in got):
+                print(f"note: {name}: the best parameters differ: {bests}")
+    for ref, r in refs.items():
+        if isinstance(r, dict):
+            if r.get("quick", False) != args.quick:
+                raise SystemExit(f"{ref} was run with quick={r.get('quick')}")
+            results[ref] = r["workloads"]
+    labels = [*args.refs, "this"]
+    for ref, r in refs.items():
+        if isinstance(r, dict):
+            print(f"{ref}: stored run of {r['label']} ({r['date']})")
+    print("\n".join(report(results, labels, args.workloads)))
+    if args.save is not None:
+        now = datetime.datetime.now(datetime.timezone.utc)
+        stored = {
+            "label": args.label or "working tree",
+            "date": f"{now:%Y-%m-%d %H:%M} UTC",
+            "gpu": gpu_name(),
+            "quick": args.quick,
+            "workloads": {
+                name: {k: v for k, v in got.items() if k != "best"}
+                for name, got in results["this"].items()
+            },
+        }
+        args.save.parent.mkdir(parents=True, exist_ok=True)
+        args.save.write_text(json.dumps(stored, indent=1) + "\n")
+        print(f"saved this tree's run to {args.save}")
     return 0
 
 

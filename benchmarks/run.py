@@ -4,10 +4,16 @@ Usage::
 
     python -m benchmarks.run                      # list the benchmarks
     python -m benchmarks.run NAME [NAME ...] [--repeat N] [--quick]
+    python -m benchmarks.run --compare REF [REF ...] [--workloads ...] [--save PATH]
 
 A benchmark ``NAME`` is the module ``benchmarks/bench_NAME.py``; its
 ``run(quick, repeat=N)`` returns rows, printed here after the date, the exact
 command and the machine, ready to paste into ``benchmarks/RESULTS.md``.
+
+``--compare`` is the performance-regression guard of
+:mod:`benchmarks.compare_trees`: this tree's searches against other commits,
+source trees or a stored run (``stored``: ``benchmarks/reference/`` for this
+GPU), in fresh processes of the same call, with the ratios.
 """
 
 from __future__ import annotations
@@ -36,6 +42,10 @@ def available() -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "--compare" in argv:
+        from benchmarks import compare_trees
+
+        return compare_trees.main([a for a in argv if a != "--compare"])
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.run",
         description="Time gpuml against scikit-learn; with no NAME, list them.",

@@ -28,6 +28,7 @@ from types import ModuleType
 import numpy as np
 import scipy.sparse as sp
 
+from gpuml import _cuda, _linalg
 from gpuml._backend import (
     get_cupy,
     has_cuda_memory,
@@ -48,6 +49,8 @@ _TRANSFER_THREADS = 8
 # taken under this lock, so that prefetch's reservation and a first copy
 # never page-lock one each.
 _staging_lock = threading.Lock()
+_prefetch_lock = threading.Lock()
+_prefetched: set[int] = set()
 
 
 def input_family(obj: object) -> str:
@@ -83,16 +86,32 @@ def to_output(result, X, columns=None):
 def compute_namespace() -> ModuleType:
     """Return the namespace the current device policy computes with.
 
-    On the GPU, the first call also starts compiling gpuml's CUDA modules in
-    the background (:func:`gpuml._cuda.prefetch`), so that a first fit's
-    compiles overlap its data transfer.
+    On the GPU, the first call for a device also starts its set-up in the
+    background (:func:`_prefetch`), so that a first fit's compiles and
+    libraries' start-up overlap its data transfer.
     """
     if resolve_device() == "cpu":
         return np
-    from gpuml import _cuda
+    cupy = get_cupy()
+    _prefetch(cupy.cuda.Device().id)
+    return cupy
 
+
+def _prefetch(device: int) -> None:
+    """Once per process and device, start in background threads what a
+    first fit on ``device`` waits for, and return at once: gpuml's kernel
+    modules (:func:`gpuml._cuda.prefetch`), cuBLAS and cuSOLVER
+    (:func:`gpuml._linalg.warm_libraries`) and the pinned staging block of
+    large copies (:func:`reserve_staging`)."""
+    with _prefetch_lock:
+        if device in _prefetched:
+            return
+        _prefetched.add(device)
     _cuda.prefetch()
-    return get_cupy()
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gpuml-prefetch")
+    pool.submit(reserve_staging)
+    pool.submit(_linalg.warm_libraries, device)
+    pool.shutdown(wait=False)
 
 
 def namespace_of(array: object) -> ModuleType:
@@ -152,8 +171,6 @@ def to_namespace(array, xp: ModuleType):
     if sp.issparse(array) and array.format == "csr" and array.dtype.kind == "f":
         # The three arrays by gpuml's pinned copies, assembled without
         # CuPy's checks (which compile kernels on a new machine).
-        from gpuml import _cuda
-
         parts = (array.data, array.indices, array.indptr)
         data, indices, indptr = (host_to_device(np.ascontiguousarray(a)) for a in parts)
         if indices.dtype != indptr.dtype:
@@ -352,7 +369,7 @@ def _staging_bytes() -> int:
 def reserve_staging() -> None:
     """Page-lock the staging block of large copies into CuPy's pinned pool,
     where the first copy finds it (a background task of
-    :func:`gpuml._cuda.prefetch`: the 40 ms overlap the first fit's
+    :func:`_prefetch`: the 40 ms overlap the first fit's
     validation instead of delaying its copy)."""
     cupy = get_cupy()
     with _staging_lock:

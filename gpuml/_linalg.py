@@ -13,7 +13,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from gpuml._backend import import_cupyx
+from gpuml import _cuda
+from gpuml._backend import get_cupy, import_cupyx
 
 
 def cho_solve(A, B, xp: ModuleType, *, check_pivots: bool = True):
@@ -148,9 +149,6 @@ def device_eigh(A):
     """
     from cupy_backends.cuda.libs import cublas, cusolver
 
-    from gpuml import _cuda
-    from gpuml._backend import get_cupy
-
     cupy = get_cupy()
     n = A.shape[0]
     V = _cuda.copy(cupy.ascontiguousarray(A))
@@ -181,6 +179,23 @@ def device_eigh(A):
     return w, V
 
 
+def warm_libraries(device: int) -> None:
+    """Load and set up cuBLAS and cuSOLVER for ``device`` (in any thread).
+
+    A process's first GEMM and first eigendecomposition pay for the
+    libraries' start-up (0.15-0.34 s and 0.07-0.17 s on an H100, once per
+    process), which is process-wide state: done by a background thread
+    (:func:`gpuml._array.compute_namespace`), it overlaps the first fit's
+    data copy instead of following it.
+    """
+    cupy = get_cupy()
+    with cupy.cuda.Device(device):
+        for dtype in (np.float32, np.float64):
+            a = cupy.zeros((2, 2), dtype=dtype)  # a memset, no kernel
+            device_eigh(a @ a)
+        cupy.cuda.get_current_stream().synchronize()
+
+
 def block_grams(Zw, Z, block: int):
     """``parts[b] = Zw[rows b]ᵀ Z[rows b]`` for each block of ``block`` rows
     of two C-contiguous (n, m) float32/float64 CuPy matrices (``n`` a
@@ -193,8 +208,6 @@ def block_grams(Zw, Z, block: int):
     the caller adds the blocks up (in float64, more accurately too).
     """
     from cupy_backends.cuda.libs import cublas
-
-    from gpuml._backend import get_cupy
 
     cupy = get_cupy()
     n, m = Z.shape
@@ -235,6 +248,43 @@ def block_grams(Zw, Z, block: int):
     finally:
         cublas.setPointerMode(handle, mode)
     return parts
+
+
+def add_products(C, A, B) -> None:
+    """``C += Aᵀ B`` in place, for C-contiguous float64 CuPy matrices ``A``
+    and ``B`` of shape (k, m) and ``C`` of shape (m, m): one cuBLAS GEMM
+    (``k = 1`` gives a rank-one update)."""
+    from cupy_backends.cuda.libs import cublas
+
+    cupy = get_cupy()
+    k, m = A.shape
+    if k == 0 or m == 0:
+        return
+    one = np.ones(1)
+    handle = cupy.cuda.device.get_cublas_handle()
+    mode = cublas.getPointerMode(handle)
+    cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
+    try:
+        # Column-major, the C-ordered (k, m) A and B are (m, k) matrices Aᶜ
+        # and Bᶜ, and C's transpose Cᶜ += Bᶜ Aᶜᵀ is the C-ordered C += Aᵀ B.
+        cublas.dgemm(
+            handle,
+            cublas.CUBLAS_OP_N,
+            cublas.CUBLAS_OP_T,
+            m,
+            m,
+            k,
+            one.ctypes.data,
+            B.data.ptr,
+            m,
+            A.data.ptr,
+            m,
+            one.ctypes.data,
+            C.data.ptr,
+            m,
+        )
+    finally:
+        cublas.setPointerMode(handle, mode)
 
 
 def block_cg(apply, B, *, tol: float, max_iter: int, xp: ModuleType):

@@ -32,8 +32,10 @@ def warmup(*, verbose: bool = True) -> dict:
     """Compile every CUDA kernel of the installed gpuml for the current GPU.
 
     The modules compile in parallel threads into CuPy's kernel cache
-    (``CUPY_CACHE_DIR``, by default ``~/.cupy/kernel_cache``); modules
-    already there are loaded, which takes milliseconds. With ``verbose``, a
+    (``CUPY_CACHE_DIR``, by default ``~/.cupy/kernel_cache``), each in both
+    of its tiers where it has two (a quick compile that a first fit can
+    use, and the fully optimised one that replaces it); those already there
+    are loaded, which takes milliseconds. With ``verbose``, a
     line per module and a summary are printed as they complete.
 
     Returns
@@ -41,7 +43,8 @@ def warmup(*, verbose: bool = True) -> dict:
     report : dict
         ``device`` (the GPU's name), ``cache_dir``, ``modules`` (one
         ``{"module", "seconds"}`` record each), ``compiled`` (how many new
-        modules the cache received) and ``seconds`` (the wall time).
+        binaries the cache received: at most one per module and tier),
+        ``binaries`` (how many there are) and ``seconds`` (the wall time).
 
     Raises
     ------
@@ -87,11 +90,12 @@ def warmup(*, verbose: bool = True) -> dict:
         )
     records = _cuda.compile_all(progress=progress)
     compiled = len(_cache_files(folder) - before)
+    binaries = sum(len(_cuda.tiers(name)) for name in _cuda.MODULES)
     seconds = time.perf_counter() - start
     if verbose:
         print(
-            f"gpuml warmup: done in {seconds:.1f} s; {compiled} compiled, "
-            f"{total - compiled} already in the cache",
+            f"gpuml warmup: done in {seconds:.1f} s; {compiled} of {binaries} "
+            "binaries compiled, the others already in the cache",
             flush=True,
         )
     return {
@@ -99,6 +103,7 @@ def warmup(*, verbose: bool = True) -> dict:
         "cache_dir": str(folder),
         "modules": records,
         "compiled": compiled,
+        "binaries": binaries,
         "seconds": seconds,
     }
 

@@ -61,13 +61,37 @@ def test_warmup_without_gpu_names_the_fix():
 def test_warmup_compiles_every_module(capsys):
     report = gpuml.warmup()
     assert {r["module"] for r in report["modules"]} == set(_cuda.MODULES)
-    assert 0 <= report["compiled"] <= len(_cuda.MODULES)
+    tiers = {name: _cuda.tiers(name) for name in _cuda.MODULES}
+    assert report["binaries"] == sum(map(len, tiers.values()))
+    assert 0 <= report["compiled"] <= report["binaries"]
+    # the estimators' modules compile quickly first, then fully optimised
+    assert {tiers[name][-1] for name in tiers} == {_cuda.FULL}
+    assert all(len(tiers[name]) == 1 for name in _cuda._ON_DEMAND)
     out = capsys.readouterr().out
     assert f"[{len(_cuda.MODULES)}/{len(_cuda.MODULES)}]" in out
     # Every listed kernel is in the compiled modules.
     for module, names in _cuda.MODULES.items():
         for name in names:
             assert _cuda.kernel(module, name) is not None
+    # and, every tier being compiled now, they come from the full one
+    device = pytest.importorskip("cupy").cuda.Device().id
+    assert {_cuda._best[(m, device)] for m in _cuda.MODULES} == {_cuda.FULL}
+
+
+def test_cuda_imports_only_the_backend():
+    """One direction: the kernel layer imports no gpuml module but
+    _backend (_array and _linalg, which use its kernels, import it)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(_cuda.__file__).read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gpuml"):
+            imported |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {a.name for a in node.names if a.name.startswith("gpuml")}
+    assert imported == {"gpuml._backend"}
 
 
 @gpu
@@ -326,3 +350,43 @@ def test_text_kernels_launch_from_the_module_that_defines_them():
     for module in ("vocabulary", "vocabulary_ascii", "vocabulary_unicode"):
         for expression in _cuda.MODULES[module]:
             assert _text_device._module(expression) == module, expression
+
+
+@gpu
+def test_fast_and_full_tiers_fit_alike(rng):
+    """The quickly compiled tier that a first fit may run gives the fits of
+    the optimised one that replaces it, bit for bit."""
+    cp = pytest.importorskip("cupy")
+    from gpuml.linear_model import LogisticRegression, Ridge
+    from gpuml.model_selection import GridSearchCV
+
+    two = [name for name in _cuda.MODULES if len(_cuda.tiers(name)) == 2]
+    if not two:
+        pytest.skip("this NVRTC has no fast-compile mode: one tier only")
+    gpuml.warmup(verbose=False)  # every tier compiled
+    device = cp.cuda.Device().id
+    X = rng.normal(size=(3_000, 20))
+    y = X @ rng.normal(size=20) + rng.normal(size=3_000)
+    X_d, y_d, labels = cp.asarray(X), cp.asarray(y), cp.asarray((y > 0).astype(int))
+
+    def fits():
+        ridge = GridSearchCV(Ridge(), {"alpha": [0.1, 1.0, 10.0]}, cv=3).fit(X_d, y_d)
+        logistic = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=3)
+        logistic.fit(X_d, labels)
+        return [
+            ridge.cv_results_["mean_test_score"],
+            ridge.best_estimator_.coef_.get(),
+            logistic.cv_results_["mean_test_score"],
+            logistic.best_estimator_.coef_.get(),
+        ]
+
+    saved = dict(_cuda._best)
+    try:
+        for name in two:
+            _cuda._best[(name, device)] = _cuda.FAST
+        fast = fits()
+    finally:
+        _cuda._best.update(saved)
+    assert {_cuda._best[(name, device)] for name in two} == {_cuda.FULL}
+    for got, expected in zip(fast, fits(), strict=True):
+        np.testing.assert_array_equal(got, expected)

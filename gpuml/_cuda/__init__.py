@@ -21,9 +21,15 @@ is outside what the kernel handles, and the caller then falls back to CuPy.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    ThreadPoolExecutor,
+    as_completed,
+    wait,
+)
 from pathlib import Path
 
 import numpy as np
@@ -185,16 +191,28 @@ _ON_DEMAND = frozenset(
     }
 )
 
-# Compile time is part of a user's first call: no debug information, and
-# NVRTC's fast-compile mode (CUDA 12.8 and later), which on an H100 cut a
-# module's compile from 0.5-0.7 s to 0.12-0.15 s (these kernels are bound by
-# memory traffic, not by the optimiser's work).
+# Compile time is part of a user's first call, kernel speed of every later
+# one: each module that kernels of the estimators' hot paths use compiles in
+# two tiers (see :func:`prefetch`): first with NVRTC's fast-compile mode
+# (CUDA 12.8 and later; on an H100 0.09-0.21 s a module against 0.44-0.97 s,
+# but its kernels ran 5-10x slower: Ridge's design kernel 1.06 ms against
+# 0.12 ms, L-BFGS's direction 0.34 ms against 0.07 ms), then with the
+# optimiser's full effort in the background, which replaces it when ready.
+# No debug information in either. Both tiers compile without contracting a
+# product and a sum into one fused multiply-add (the optimiser fuses where
+# the fast mode may not), so that they round alike: a fit gives the same
+# bits whichever tier ran it (checked by tests/test_cuda.py).
 _OPTIONS = ("--std=c++17",)
+_SAME_ROUNDING = "--fmad=false"
+# The niceness of the thread that compiles the full tiers.
+_UPGRADE_NICE = 10
 _FAST_COMPILE = "-Ofc=max"
 _FAST_COMPILE_NVRTC = (12, 8)
-# Modules compiled with the optimiser's full effort: their kernels do
-# per-character work in loops, which fast-compile code ran several times
-# slower (text: measured on an H100, see benchmarks/RESULTS.md).
+FAST, FULL = "fast", "full"
+# Modules compiled with the full optimiser only: their kernels do
+# per-character work in loops, which fast-compile code ran ten times slower
+# (text: measured on an H100, see benchmarks/RESULTS.md), and none is on the
+# path of a first fit.
 _OPTIMIZED = _ON_DEMAND
 THREADS = 256
 _MAX_BLOCKS = 4096
@@ -208,8 +226,14 @@ CTYPES = {
     np.dtype(np.bool_): "unsigned char",
 }
 
-_locks = {name: threading.Lock() for name in MODULES}
-_prefetch: dict = {}  # device, or (on-demand module, device): futures
+_locks = {(name, tier): threading.Lock() for name in MODULES for tier in (FAST, FULL)}
+_state_lock = threading.Lock()
+#: (module, device): the best tier compiled so far, which kernels come from.
+_best: dict[tuple[str, int], str] = {}
+#: (module, device): the futures of its compiles, started by :func:`_start`.
+_started: dict[tuple[str, int], list] = {}
+#: device: the one thread that compiles the full tiers of two-tier modules.
+_upgrades: dict[int, ThreadPoolExecutor] = {}
 
 
 def source(name: str) -> str:
@@ -221,127 +245,176 @@ def source(name: str) -> str:
 
 
 @functools.cache
-def _options(name: str) -> tuple[str, ...]:
+def tiers(name: str) -> tuple[str, ...]:
+    """The tiers module ``name`` compiles in, in order: ``(FAST, FULL)``, or
+    ``(FULL,)`` for the :data:`_OPTIMIZED` modules and where NVRTC has no
+    fast-compile mode."""
     cupy = _backend.get_cupy()
     fast = tuple(cupy.cuda.nvrtc.getVersion()) >= _FAST_COMPILE_NVRTC
-    if fast and name not in _OPTIMIZED:
-        return (*_OPTIONS, _FAST_COMPILE)
-    return _OPTIONS
+    return (FAST, FULL) if fast and name not in _OPTIMIZED else (FULL,)
+
+
+def _options(name: str, tier: str) -> tuple[str, ...]:
+    if len(tiers(name)) == 1:
+        return _OPTIONS
+    options = (*_OPTIONS, _SAME_ROUNDING)
+    return (*options, _FAST_COMPILE) if tier == FAST else options
 
 
 @functools.cache
-def _module(name: str, device: int):
+def _module(name: str, device: int, tier: str):
     cupy = _backend.get_cupy()
     return cupy.RawModule(
-        code=source(name), options=_options(name), name_expressions=list(MODULES[name])
+        code=source(name),
+        options=_options(name, tier),
+        name_expressions=list(MODULES[name]),
     )
 
 
-def _compiled(name: str, device: int):
-    """Module ``name`` compiled for ``device`` (one thread compiles it; any
-    other that needs it meanwhile waits for that compile)."""
-    with _locks[name]:
-        module = _module(name, device)
+def _compiled(name: str, device: int, tier: str):
+    """Module ``name`` compiled in ``tier`` for ``device`` (one thread
+    compiles it; any other that needs it meanwhile waits), from then on the
+    source of its kernels unless a better tier already is."""
+    with _locks[(name, tier)]:
+        module = _module(name, device, tier)
         module.compile()
-        return module
+    with _state_lock:
+        if tier == FULL or (name, device) not in _best:
+            _best[(name, device)] = tier
+    return module
 
 
 def kernel(module: str, name: str):
     """The compiled kernel ``name`` (a template name expression or an
-    ``extern "C"`` name) of ``module``, compiling the module on first use."""
-    return _kernel(module, name, _backend.get_cupy().cuda.Device().id)
+    ``extern "C"`` name) of ``module``, from its best tier compiled so far;
+    on first use, the first of its tiers to be ready (starting the compiles
+    if :func:`prefetch` has not)."""
+    device = _backend.get_cupy().cuda.Device().id
+    tier = _best.get((module, device))
+    if tier is None:
+        tier = _first_ready(module, device)
+    return _kernel(module, name, device, tier)
 
 
 @functools.cache
-def _kernel(module: str, name: str, device: int):
-    return _compiled(module, device).get_function(name)
+def _kernel(module: str, name: str, device: int, tier: str):
+    return _module(module, device, tier).get_function(name)
 
 
-def _build(name: str, device: int) -> dict:
-    """Compile module ``name`` for ``device`` (in any thread); its record."""
+def _build(name: str, device: int, tier: str, after=None) -> dict:
+    """Compile module ``name`` in ``tier`` for ``device`` (in any thread),
+    once ``after`` (a future, or None) is done; its record."""
+    if after is not None:
+        wait([after])
+        _yield_processor()
     start = time.perf_counter()
     with _backend.get_cupy().cuda.Device(device):
-        _compiled(name, device)
-    return {"module": name, "seconds": time.perf_counter() - start}
+        _compiled(name, device, tier)
+    return {"module": name, "tier": tier, "seconds": time.perf_counter() - start}
 
 
-def compile_all(threads: int | None = None, progress=None) -> list[dict]:
-    """Compile (or load from CuPy's kernel cache) every module for the
-    current device, in parallel threads (NVRTC releases the GIL).
-
-    ``progress(record)`` is called as each module is ready. Returns one
-    ``{"module", "seconds"}`` record per module, in completion order.
-    """
-    device = _backend.get_cupy().cuda.Device().id
-    records = []
-    with ThreadPoolExecutor(max_workers=threads or len(MODULES)) as pool:
-        futures = [pool.submit(_build, name, device) for name in MODULES]
-        for future in as_completed(futures):
-            records.append(future.result())
-            if progress is not None:
-                progress(records[-1])
-    return records
+def _yield_processor() -> None:
+    """Lower this thread's scheduling priority (Linux, where a thread has
+    its own; nothing elsewhere): an upgrade compile gives way to the fits
+    that are running meanwhile."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _UPGRADE_NICE)
+    except (AttributeError, OSError):
+        pass
 
 
-def _warm_libraries(device: int) -> dict:
-    """Load and set up cuBLAS and cuSOLVER for ``device`` (in any thread).
+def _start(name: str, device: int) -> None:
+    """Start compiling (or loading) module ``name`` for ``device`` in the
+    background, once: its fast tier in a thread of its own, then its full
+    tier in the device's upgrade thread, one module after another (so that
+    the optimiser's longer compiles do not compete with the fast ones for
+    the processor); a one-tier module in a thread of its own."""
+    key = (name, device)
+    with _state_lock:
+        if key in _started:
+            return
+        own = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpuml-compile")
+        first = own.submit(_build, name, device, tiers(name)[0])
+        futures = [first]
+        if len(tiers(name)) == 2:
+            if device not in _upgrades:
+                _upgrades[device] = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="gpuml-optimise"
+                )
+            futures.append(_upgrades[device].submit(_build, name, device, FULL, first))
+        _started[key] = futures
+    own.shutdown(wait=False)
 
-    A process's first GEMM and first eigendecomposition pay for the
-    libraries' start-up (0.15-0.34 s and 0.07-0.17 s on an H100, once per
-    process), which is process-wide state: done here by a background thread,
-    it overlaps the first fit's data copy instead of following it.
-    """
-    from gpuml._linalg import device_eigh
 
-    start = time.perf_counter()
-    cupy = _backend.get_cupy()
-    with cupy.cuda.Device(device):
-        for dtype in (np.float32, np.float64):
-            a = cupy.zeros((2, 2), dtype=dtype)  # a memset, no kernel
-            device_eigh(a @ a)
-        cupy.cuda.get_current_stream().synchronize()
-    return {"module": "cuBLAS and cuSOLVER", "seconds": time.perf_counter() - start}
+def _first_ready(name: str, device: int) -> str:
+    """Wait for the first of module ``name``'s tiers to be ready; that tier
+    (a compile error is raised here)."""
+    _start(name, device)
+    futures = _started[(name, device)]
+    done, _ = wait(futures, return_when=FIRST_COMPLETED)
+    for future in done:
+        future.result()
+    tier = _best.get((name, device))
+    if tier is None:  # a failed compile left the other tier to wait for
+        for future in futures:
+            future.result()
+        tier = _best[(name, device)]
+    return tier
 
 
 def prefetch() -> None:
-    """Start compiling (or loading) every module for the current device,
-    setting up cuBLAS and cuSOLVER and page-locking the copies' staging
-    block, in background threads, once per process and device, and return
-    at once.
+    """Start compiling (or loading) every module that the estimators' fits
+    use (all but the :data:`_ON_DEMAND` ones) for the current device, in
+    background threads, and return at once.
 
-    Called when gpuml first computes on a device: this work then overlaps
-    the copy of the data and the Python work before the first kernel, and a
-    kernel that is needed before its module is ready waits for it.
+    Called when gpuml first computes on a device (with the libraries' and
+    the copies' set-up, see :func:`gpuml._array.compute_namespace`): the
+    compiles then overlap the copy of the data and the Python work before
+    the first kernel, and a kernel that is needed before any tier of its
+    module is ready waits for the first. On a machine whose kernel cache is
+    empty the first fits run the fast tier's kernels and later ones the
+    full tier's, once its compiles (about a second in all) are done; a
+    process whose cache holds both loads both at once.
     """
-    cupy = _backend.get_cupy()
-    device = cupy.cuda.Device().id
-    if device in _prefetch:
-        return
-    from gpuml._array import reserve_staging
-
-    pool = ThreadPoolExecutor(
-        max_workers=len(MODULES) + 2, thread_name_prefix="gpuml-prefetch"
-    )
-    futures = [pool.submit(reserve_staging)]
-    futures += [
-        pool.submit(_build, name, device) for name in MODULES if name not in _ON_DEMAND
-    ]
-    futures.append(pool.submit(_warm_libraries, device))
-    _prefetch[device] = futures
-    pool.shutdown(wait=False)
+    device = _backend.get_cupy().cuda.Device().id
+    for name in MODULES:
+        if name not in _ON_DEMAND:
+            _start(name, device)
 
 
 def prefetch_module(name: str) -> None:
     """Start compiling (or loading) one on-demand module for the current
     device in a background thread, once; a kernel needed before it is
     ready waits for it."""
-    cupy = _backend.get_cupy()
-    key = (name, cupy.cuda.Device().id)
-    if key in _prefetch:
-        return
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpuml-prefetch")
-    _prefetch[key] = [pool.submit(_build, name, key[1])]
-    pool.shutdown(wait=False)
+    _start(name, _backend.get_cupy().cuda.Device().id)
+
+
+def compile_all(threads: int | None = None, progress=None) -> list[dict]:
+    """Compile (or load from CuPy's kernel cache) every module in each of
+    its tiers for the current device, in parallel threads (NVRTC releases
+    the GIL), so that later processes compile nothing.
+
+    ``progress(record)`` is called as each module is ready. Returns one
+    ``{"module", "seconds"}`` record per module (the seconds of its
+    slowest tier), in completion order.
+    """
+    device = _backend.get_cupy().cuda.Device().id
+    builds = [(name, tier) for name in MODULES for tier in tiers(name)]
+    remaining = {name: len(tiers(name)) for name in MODULES}
+    seconds = dict.fromkeys(MODULES, 0.0)
+    records = []
+    with ThreadPoolExecutor(max_workers=threads or len(builds)) as pool:
+        futures = [pool.submit(_build, name, device, tier) for name, tier in builds]
+        for future in as_completed(futures):
+            built = future.result()
+            name = built["module"]
+            seconds[name] = max(seconds[name], built["seconds"])
+            remaining[name] -= 1
+            if remaining[name] == 0:
+                records.append({"module": name, "seconds": seconds[name]})
+                if progress is not None:
+                    progress(records[-1])
+    return records
 
 
 def grid(n: int) -> tuple[int]:
@@ -569,6 +642,8 @@ def csr_take_rows(X, rows):
 
 
 __all__ = [
+    "FAST",
+    "FULL",
     "MODULES",
     "THREADS",
     "any_nonfinite",
@@ -589,4 +664,5 @@ __all__ = [
     "scatter_rows",
     "source",
     "take_rows",
+    "tiers",
 ]

@@ -1118,6 +1118,7 @@ class LogisticRegression(
             loss = self._loss(X, classes, y_index, sample_weight, inverse_C, xp)
             yield self._batch_model(loss, self._minimize(loss, xp).x, X.dtype, classes)
             return
+        folds = [xp.asarray(train) for train in folds]  # host indices, moved once
         n_classes = int(classes.shape[0])
         complete = [_has_every_class(y_index, t, n_classes, xp) for t in folds]
         joint = [t for t, ok in zip(folds, complete, strict=True) if ok]

@@ -162,6 +162,7 @@ def fit_batch(ridge, X, y, param_sets, *, folds, sample_weight, xp: ModuleType):
 def _fit_rows(X, Y, sample_weight, train, alphas, fit_intercept, xp):
     """All alphas on the rows ``train`` (sparse or wide data): one path."""
     if train is not None:
+        train = xp.asarray(train)  # host indices, as the search gives them
         X, Y = X[train], Y[train]
         sample_weight = None if sample_weight is None else sample_weight[train]
     _check_fold_weights(sample_weight, xp)

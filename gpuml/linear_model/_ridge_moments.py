@@ -50,8 +50,8 @@ from types import ModuleType
 
 import numpy as np
 
-from gpuml._array import to_host
-from gpuml._linalg import block_grams, device_eigh, eigh
+from gpuml._array import to_host, to_namespace
+from gpuml._linalg import add_products, block_grams, device_eigh, eigh
 from gpuml._reductions import column_mean
 from gpuml.linear_model._ridge_problem import (
     NON_FINITE_SYSTEM,
@@ -123,6 +123,10 @@ def _partition(folds: list, n_rows: int) -> _Groups | None:
     n_folds = len(folds)
     if n_folds > 63:
         return None
+    limit = min(_MAX_GROUPS, _GROUPS_PER_FOLD * n_folds)
+    runs = _run_partition(folds, n_rows, limit)
+    if runs is not None:
+        return runs
     bits = next(b for b in (8, 16, 32, 64) if n_folds <= b)
     key = np.zeros(n_rows, dtype=f"uint{bits}")
     for f, train in enumerate(folds):
@@ -136,7 +140,6 @@ def _partition(folds: list, n_rows: int) -> _Groups | None:
             if np.count_nonzero(seen) != train.shape[0]:
                 return None  # a repeated row counts twice in its fold's fit
         key[train] |= bit
-    limit = min(_MAX_GROUPS, _GROUPS_PER_FOLD * n_folds)
     bounds = np.flatnonzero(key[1:] != key[:-1]) + 1
     if bounds.shape[0] < 4 * limit:
         starts = np.concatenate(([0], bounds))
@@ -156,6 +159,45 @@ def _partition(folds: list, n_rows: int) -> _Groups | None:
         return None
     rows = [np.flatnonzero(key == value) for value in values]
     return _Groups(rows, _members(values, n_folds))
+
+
+def _run_partition(folds: list, n_rows: int, limit: int) -> _Groups | None:
+    """:func:`_partition` where every fold's rows are increasing and make
+    few contiguous runs (``KFold`` without shuffling: at most two): the
+    groups are the segments between the runs' ends, found from those ends
+    alone (two passes over each fold's indices, none over all rows). None
+    when a fold is not so, or the segments are more than ``limit``."""
+    edges = [np.array([0, n_rows])]
+    spans = []
+    for train in folds:
+        if train is None:
+            spans.append((np.array([0]), np.array([n_rows])))
+            continue
+        if train.shape[0] == 0:
+            spans.append((np.empty(0, np.int64), np.empty(0, np.int64)))
+            continue
+        step = train[1:] - train[:-1]
+        breaks = np.flatnonzero(step != 1)
+        if breaks.shape[0] >= limit or not bool(np.all(step[breaks] > 0)):
+            return None  # many runs, or not increasing (maybe repeated rows)
+        if train[0] < 0 or train[-1] >= n_rows:
+            return None
+        starts = train[np.concatenate(([0], breaks + 1))]
+        stops = train[np.concatenate((breaks, [train.shape[0] - 1]))] + 1
+        spans.append((starts, stops))
+        edges += [starts, stops]
+    bounds = np.unique(np.concatenate(edges))
+    lo, hi = bounds[:-1], bounds[1:]
+    keys = np.zeros(lo.shape[0], dtype=np.uint64)
+    for f, (starts, stops) in enumerate(spans):
+        run = np.searchsorted(starts, lo, side="right") - 1
+        inside = (run >= 0) & (lo < stops[np.maximum(run, 0)]) if starts.size else False
+        keys |= np.where(inside, np.uint64(1 << f), np.uint64(0))
+    used = np.flatnonzero(keys)
+    if used.shape[0] > limit:
+        return None
+    rows = [slice(int(lo[i]), int(hi[i])) for i in used]
+    return _Groups(rows, _members(keys[used], len(folds)))
 
 
 def _members(keys, n_folds: int) -> list:
@@ -246,12 +288,16 @@ class _RidgeMoments:
                 np.concatenate([self.host_weights[r] for r in rows]), np
             )
         if self.groups is None or fold is None or self.folds[fold] is None:
-            return _combine([self._moments(r) for r in rows], self.fit_intercept)
+            return self._combine([self._moments(r) for r in rows])
         parts = []
         for g in self.groups.members[fold]:
             if g not in self._group_moments:
                 self._group_moments[g] = self._moments(self.groups.rows[g])
             parts.append(self._group_moments[g])
+        return self._combine(parts)
+
+    def _combine(self, parts: list) -> _Moments:
+        """The moments of the union of disjoint groups (:func:`_combine`)."""
         return _combine(parts, self.fit_intercept)
 
     def _moments(self, rows) -> _Moments:
@@ -370,6 +416,7 @@ class _RidgeMoments:
             sums, _ = self._design_sums(
                 slice(0, self.X.shape[0]), self.fit_intercept, centre
             )
+        sums = np.asarray(to_host(sums))
         A, B = sums[:p, :p], sums[:p, p : p + t]
         return self._checked_system(A, B, X_offset, y_offset)
 
@@ -545,33 +592,121 @@ class _DeviceRidgeMoments(_RidgeMoments):
             parts = block_grams(Zw, Z, block)
             args = (parts, np.int64(parts.shape[0]), np.int64(total.size), total)
             _cuda.launch("ridge", f"add_blocks<{ctype}>", total.size, args)
-        return np.asarray(to_host(total)), host_shift
+        return total, host_shift
+
+    def _moments(self, rows) -> _Moments:
+        """As on NumPy, with the co-moments left on the device (float64,
+        the whole (width, width) matrix, whose first ``p + t`` rows and
+        columns are the statistics): the centring is a rank-one update by
+        cuBLAS, and only the sums' last row (the shifted sums and the total
+        weight) comes to the host."""
+        xp = self.xp
+        with np.errstate(all="ignore"):  # overflows are checked in `system`
+            sums, shift = self._design_sums(rows, self.fit_intercept)
+            last = np.asarray(to_host(sums[-1]))
+            total = float(last[-1])
+            if not self.fit_intercept:
+                return _Moments(total, None, sums)
+            if total == 0:
+                return _Moments(0.0, None, None)
+            offset = last[:-1] / total
+            scaled = last * (-1.0 / total)
+        add_products(sums, xp.asarray(scaled[None, :]), xp.asarray(last[None, :]))
+        return _Moments(total, shift + offset, sums)
+
+    def _combine(self, parts: list) -> _Moments:
+        """:func:`_combine` on the device: the groups' co-moments added by
+        gpuml's kernel, the pairwise term by one cuBLAS GEMM."""
+        from gpuml import _cuda
+
+        xp = self.xp
+        with np.errstate(all="ignore"):
+            total = float(sum(part.total for part in parts))
+            if self.fit_intercept:
+                parts = [part for part in parts if part.total != 0]
+                if not parts:
+                    return _Moments(0.0, None, None)
+                if len(parts) == 1:
+                    return parts[0]
+            comoment = _cuda.copy(parts[0].comoment)
+            for part in parts[1:]:
+                args = (part.comoment, np.int64(1), np.int64(comoment.size), comoment)
+                _cuda.launch("ridge", "add_blocks<double>", comoment.size, args)
+            if not self.fit_intercept:
+                return _Moments(total, None, comoment)
+            mean = sum((part.total / total) * part.mean for part in parts)
+            deviations = np.zeros((len(parts), comoment.shape[0]))
+            deviations[:, :-1] = np.stack([part.mean - mean for part in parts])
+            weights = np.array([part.total for part in parts])
+            weighted = deviations * weights[:, None]
+        add_products(comoment, xp.asarray(weighted), xp.asarray(deviations))
+        return _Moments(total, mean, comoment)
+
+    def device_system(self, fold: int | None):
+        """``(A, B, X_offset, y_offset, M)``: fold ``fold``'s system with
+        ``A`` and ``B`` in X's dtype on the device (C-contiguous), the
+        offsets on the host (float64) and ``M`` the fold's float64
+        co-moments on the device, after :meth:`system`'s checks (made on
+        the device)."""
+        from gpuml import _cuda
+
+        moments = self.fold_moments(fold)
+        p, t = self.X.shape[1], self.Y.shape[1]
+        if moments.total == 0 and self.fit_intercept:
+            raise ValueError(SAMPLE_WEIGHTS_ZERO)
+        M = moments.comoment
+        dtype = self.X.dtype
+        A = _cuda.cast_rows(M[:p, :p], dtype)
+        B = _cuda.cast_rows(M[:p, p : p + t], dtype)
+        if self.fit_intercept:
+            X_offset, y_offset = moments.mean[:p], moments.mean[p : p + t]
+        else:
+            X_offset, y_offset = np.zeros(p), np.zeros(t)
+        if _cuda.any_nonfinite(A) or _cuda.any_nonfinite(B):
+            raise ValueError(NON_FINITE_SYSTEM)
+        with np.errstate(over="ignore", invalid="ignore"):
+            check_finite_system(X_offset, y_offset, xp=np)
+        return A, B, X_offset, y_offset, M
+
+    def system(self, fold: int | None):
+        """:meth:`_RidgeMoments.system`'s float64 host arrays, from
+        :meth:`device_system`."""
+        from gpuml import _cuda
+
+        _, _, X_offset, y_offset, M = self.device_system(fold)
+        p, t = self.X.shape[1], self.Y.shape[1]
+        A = to_host(_cuda.cast_rows(M[:p, :p], np.float64))
+        B = to_host(_cuda.cast_rows(M[:p, p : p + t], np.float64))
+        return A, B, X_offset, y_offset
 
     def __call__(self, fold: int, alphas):
         from gpuml import _cuda
 
         xp = self.xp
-        A, B, X_offset, y_offset = self.system(fold)
+        A_t, B_t, X_offset, y_offset, M = self.device_system(fold)
         dtype = self.X.dtype
-        p, t = B.shape
+        p, t = B_t.shape
         k = alphas.shape[0]
         host_alphas = np.asarray(to_host(alphas), dtype=np.float64)
         # The eigendecomposition on the device (cuSOLVER), the shrinkage by
         # gpuml's kernel and two GEMMs: coefs (k * t, p) = S Vᵀ-rows.
-        evals, V = device_eigh(xp.asarray(A.astype(dtype)))
+        evals, V = device_eigh(A_t)
         host_evals = np.asarray(to_host(evals))  # p values, ascending
         if not _well_conditioned(host_evals, host_alphas, dtype):
             # Each alpha by Cholesky in float64: on the host for a small
             # system, on the device (cuSOLVER) for a large one.
             on = np if p <= _HOST_SOLVE_MAX else xp
-            coefs = _per_alpha_cholesky(on.asarray(A), on.asarray(B), host_alphas, on)
+            A = on.asarray(to_namespace(_cuda.cast_rows(M[:p, :p], np.float64), on))
+            B = _cuda.cast_rows(M[:p, p : p + t], np.float64)
+            B = on.asarray(to_namespace(B, on))
+            coefs = _per_alpha_cholesky(A, B, host_alphas, on)
             coefs = to_host(coefs).transpose(0, 2, 1)  # (k, t, p), float64
             intercepts = y_offset[None, :] - coefs @ X_offset
             return (
                 xp.asarray(coefs.astype(dtype)),
                 xp.asarray(intercepts.astype(dtype)),
             )
-        projected = V @ xp.asarray(B.astype(dtype))  # (p, t)
+        projected = V @ B_t  # (p, t)
         S = xp.empty((k * t, p), dtype=dtype)
         eps_p = np.dtype(dtype).type(p * np.finfo(dtype).eps)
         args = (evals, projected, _cuda.cast(alphas, dtype), np.int64(p))

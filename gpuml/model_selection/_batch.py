@@ -9,8 +9,10 @@ An estimator opts in to batched fitting with two methods:
 ``_fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None)``
     Fit one model per dict of ``param_sets`` (values of the batch
     parameters; every other parameter is the estimator's own) on the
-    training rows of each fold (index arrays in the namespace of ``X``;
-    ``None`` means one fit on all rows). ``X`` and ``y`` are the whole data
+    training rows of each fold (host NumPy int64 index arrays, which the
+    estimator moves to the device where it needs them there: Ridge's
+    statistics only read which rows each fold has; ``None`` means one fit
+    on all rows). ``X`` and ``y`` are the whole data
     in the compute namespace. Returns an iterator with one *batch model* per
     fold, so an estimator can share work across folds (Ridge's Gram
     statistics; LogisticRegression's joint optimisation). It raises if any

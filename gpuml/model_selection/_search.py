@@ -59,6 +59,7 @@ from gpuml.model_selection._dask import search_client
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._progress import Progress
 from gpuml.model_selection._results import Options, resolve_deferred
+from gpuml.model_selection._split import kfold_indices
 from gpuml.model_selection._tasks import evaluate_unit, has_prefix, refit_from_lead
 
 
@@ -82,6 +83,10 @@ def _host_folds(cv, n_samples, y, split_params: dict) -> list:
     ``split_params`` are the metadata routed to the splitter (``groups``),
     as host data.
     """
+    if not split_params:  # (KFold warns that it ignores groups)
+        pairs = kfold_indices(cv, n_samples)
+        if pairs is not None:
+            return pairs
     return [
         (_fold_indices(train), _fold_indices(test))
         for train, test in cv.split(_placeholder(n_samples), y, **split_params)

@@ -52,6 +52,27 @@ def split_indices(cv, X, y=None, groups=None):
         yield to_family(train, family), to_family(test, family)
 
 
+def kfold_indices(cv, n_samples: int) -> list | None:
+    """``cv.split``'s (train, test) pairs as host int64 arrays for an
+    unshuffled ``KFold`` (scikit-learn's or gpuml's), made from each test
+    fold's bounds: the arrays scikit-learn's split gives, without the
+    boolean mask per fold that it builds and inverts (15 ms of a 1,000,000
+    row search's 60 ms on an H100's host). None for any other splitter, or
+    where scikit-learn's split raises (more folds than samples)."""
+    if type(cv) not in (sk.KFold, KFold) or cv.shuffle or cv.n_splits > n_samples:
+        return None
+    sizes = np.full(cv.n_splits, n_samples // cv.n_splits, dtype=np.int64)
+    sizes[: n_samples % cv.n_splits] += 1
+    stops = np.cumsum(sizes)
+    pairs = []
+    for start, stop in zip(stops - sizes, stops, strict=True):
+        train = np.empty(n_samples - (stop - start), dtype=np.int64)
+        train[:start] = np.arange(start)
+        train[start:] = np.arange(stop, n_samples)
+        pairs.append((train, np.arange(start, stop, dtype=np.int64)))
+    return pairs
+
+
 class _FamilySplitMixin:
     """``split`` returns indices in the family of ``X`` (see module docstring)."""
 

@@ -426,7 +426,7 @@ def _fit_and_score_batch(
     traceback is dropped, so that the failed batch's arrays are freed before
     any retry.
     """
-    trains = [view.indices(folds[split][0]) for split in splits]
+    trains = [folds[split][0] for split in splits]  # host int64 indices
     start = time.perf_counter()
     done = 0  # folds fitted and scored from the batch
     fit_times = []

@@ -99,3 +99,36 @@ def test_train_test_split_host_inputs_are_sklearns(rng):
     assert ours[3] == theirs[3]
     with pytest.raises(ValueError, match="At least one array required"):
         gms.train_test_split()
+
+
+@pytest.mark.parametrize("n_splits", [2, 3, 5, 7])
+@pytest.mark.parametrize("n_samples", [7, 10, 11, 1_001])
+@pytest.mark.parametrize("cls", [skms.KFold, gms.KFold])
+def test_kfold_indices_are_sklearns(cls, n_samples, n_splits):
+    from gpuml.model_selection._split import kfold_indices
+
+    cv = cls(n_splits)
+    got = kfold_indices(cv, n_samples)
+    if n_splits > n_samples:
+        assert got is None  # scikit-learn's split raises
+        return
+    expected = list(skms.KFold(n_splits).split(np.zeros((n_samples, 1))))
+    assert len(got) == len(expected)
+    for (train, test), (sk_train, sk_test) in zip(got, expected, strict=True):
+        assert train.dtype == test.dtype == np.int64
+        np.testing.assert_array_equal(train, sk_train)
+        np.testing.assert_array_equal(test, sk_test)
+
+
+def test_kfold_indices_leave_other_splitters_to_sklearn():
+    from gpuml.model_selection._split import kfold_indices
+
+    class MyKFold(skms.KFold):  # may split otherwise
+        pass
+
+    for cv in (
+        skms.KFold(3, shuffle=True, random_state=0),
+        MyKFold(3),
+        skms.GroupKFold(3),
+    ):
+        assert kfold_indices(cv, 30) is None
