@@ -136,12 +136,15 @@ print(json.dumps({"file": gpuml.__file__, "first": first, "times": times,
 
 def gpu_name() -> str:
     """The name of GPU 0, as the driver reports it (the machine kind)."""
-    done = subprocess.run(
-        ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", "0"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    try:
+        done = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", "0"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:  # no driver tools on this machine
+        return "no GPU"
     return done.stdout.strip() or "no GPU"
 
 
