@@ -25,6 +25,11 @@ How the work travels:
   upload to that worker's GPU happens once and every later task of the
   search indexes the resident copy. The cache is dropped when the search
   ends (:func:`_forget`).
+- **Warm workers.** Before the data go out, every worker starts, in a
+  thread, the set-up its first task would wait for (CuPy's import, the CUDA
+  context, gpuml's kernel compiles, cuBLAS and cuSOLVER:
+  :func:`_warm_worker`), so that it overlaps the data's journey; a worker
+  does it once.
 - **Tasks.** One pure task per unit of work (a candidate group, or the
   groups sharing a Pipeline prefix) and fold: :func:`run_task` runs the
   same :func:`~gpuml.model_selection._tasks.evaluate_unit` as the
@@ -296,6 +301,8 @@ def dispatch(
     start = time.perf_counter()
     token = uuid.uuid4().hex
     config = get_config()
+    if config["device"] != "cpu":
+        client.run(_warm_worker, config, wait=False)
     files: list = []
     tasks = None
     try:
@@ -323,6 +330,24 @@ def dispatch(
             with contextlib.suppress(Exception):
                 client.run(_forget, token)
         _shm.remove(files)
+
+
+async def _warm_worker(config: dict) -> None:
+    """On each worker (by ``client.run``, before the data are sent; a
+    coroutine, which ``client.run`` may leave running without waiting):
+    start in a thread what the worker's first task would otherwise wait
+    for, and return at once. Under the search's configuration, the thread asks for
+    the compute namespace, which on a GPU imports CuPy, creates the CUDA
+    context and starts gpuml's kernel compiles (or cache loads), cuBLAS and
+    cuSOLVER and the pinned staging block in the background
+    (:func:`gpuml._array.compute_namespace`); once per worker process,
+    nothing after. A failure (no GPU) is left for the task to report."""
+
+    def warm():
+        with contextlib.suppress(Exception), config_context(**config):
+            compute_namespace()
+
+    threading.Thread(target=warm, name="gpuml-warm-worker", daemon=True).start()
 
 
 def check_scheduler(client, answers=None) -> None:

@@ -821,3 +821,48 @@ def test_search_on_local_cuda_cluster_matches_in_process(cuda_client, rng):
     _assert_same_results(ours, theirs)
     stats = list(cuda_client.run(_stats).values())
     assert sum(sum(s["ipc"].values()) for s in stats) >= 2
+
+
+def test_workers_warm_up_under_the_search_configuration(client, rng, monkeypatch):
+    """Before the data go out, each worker starts (in a thread) what its
+    first task would wait for, under the search's configuration; a CPU
+    search asks nothing of the workers."""
+    import threading
+
+    import gpuml
+
+    seen = []
+    done = threading.Event()
+    real = _dask.compute_namespace
+
+    def recording_namespace():
+        if threading.current_thread().name == "gpuml-warm-worker":
+            seen.append(gpuml.get_config()["device"])
+            if len(seen) == 2:
+                done.set()
+        return real()
+
+    monkeypatch.setattr(_dask, "compute_namespace", recording_namespace)
+    X, y = _regression(rng)
+    with config_context(device="cpu"):
+        GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=3, client=client).fit(X, y)
+    assert seen == []
+    import asyncio
+
+    for _ in range(2):  # what dispatch runs on each worker
+        asyncio.run(_dask._warm_worker({"device": "auto"}))
+    assert done.wait(10) and seen == ["auto", "auto"]
+    calls = []
+    real_run = client.run
+
+    def recording_run(function, *args, **kwargs):
+        calls.append((function, args, kwargs))
+        return real_run(function, *args, **kwargs)
+
+    monkeypatch.setattr(client, "run", recording_run)
+    with config_context(device="auto"):
+        search = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=3, client=client)
+        search.fit(X, y)
+    warm = [c for c in calls if c[0] is _dask._warm_worker]
+    assert warm == [(_dask._warm_worker, ({"device": "auto"},), {"wait": False})]
+    assert calls.index(warm[0]) == 0  # before anything else, the data included
