@@ -18,14 +18,35 @@ default ``tol=1e-4`` (issue 17's search: 5-6 L-BFGS iterations, about 0.3 s
 on one H200, so sending the data to the workers is a large part of a Dask
 search) and with ``tol=1e-6`` (more iterations: the fits dominate, which is
 where the balance between workers shows).
+
+Then the first searches at each tol (issue 35 item 3: a search through a
+fresh cluster should never be slower than one GPU in process, first call
+included):
+
+4. the first search of a fresh process on one GPU (a child process, timed
+   after CuPy's import and the CUDA context; the kernel cache as it is);
+5. the first search through a new ``LocalCUDACluster``, whose workers are
+   fresh processes: they import CuPy and gpuml, create their contexts and
+   load the kernels while the data travel (``_dask._warm_worker``).
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import time
+
 import numpy as np
 from sklearn.model_selection import KFold
 
-from benchmarks._timing import cupy_or_none, no_gpu_reason, row, time_call
+from benchmarks._timing import (
+    cupy_or_none,
+    no_gpu_reason,
+    row,
+    time_call,
+    time_once,
+)
 from benchmarks.bench_dask import _max_score_diff
 
 N, N_QUICK, P, CLASSES = 600_000, 60_000, 384, 6
@@ -108,4 +129,66 @@ def run(quick: bool, repeat: int = 3) -> list[dict]:
                             compare=False,
                         )
                     )
+        for tol in TOLS:
+            t_child = _first_in_fresh_process(n, tol)
+            rows.append(
+                row(
+                    workload(tol),
+                    "gpuml, in process, first search",
+                    "NumPy, 1 GPU, fresh process",
+                    t_child,
+                    compare=False,
+                )
+            )
+            with (
+                LocalCUDACluster(
+                    host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
+                ) as cluster,
+                Client(cluster, set_as_default=False) as client,
+            ):
+                client.wait_for_workers(len(cluster.workers))
+                t_first, _ = time_once(lambda c=client, t=tol: search(t, c).fit(X, y))
+            rows.append(
+                row(
+                    workload(tol),
+                    "gpuml, Dask, first search",
+                    f"NumPy, new LocalCUDACluster, {n_gpus} GPUs",
+                    t_first,
+                    f"{t_child / t_first:.2f}x the first in-process search",
+                    compare=False,
+                )
+            )
     return rows
+
+
+def _first_in_fresh_process(n: int, tol: float) -> float:
+    """Seconds of the first search in a new process (after CuPy's import and
+    the CUDA context), the kernel cache as it is."""
+    args = [sys.executable, "-m", "benchmarks.bench_dask_balance", str(n), str(tol)]
+    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"child {args} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])["first_s"]
+
+
+def _child(n: int, tol: float) -> dict:
+    import cupy
+
+    cupy.cuda.Device(0).use()
+    cupy.empty(1)
+    from gpuml import config_context
+    from gpuml.linear_model import LogisticRegression
+    from gpuml.model_selection import GridSearchCV
+
+    X, y = make_data(n)
+    time.sleep(0.3)  # the BLAS threads that made the data go idle
+    with config_context(device="gpu"):
+        search = GridSearchCV(LogisticRegression(tol=tol), GRID, cv=KFold(5))
+        start = time.perf_counter()
+        search.fit(X, y)
+        cupy.cuda.Device().synchronize()
+    return {"first_s": time.perf_counter() - start}
+
+
+if __name__ == "__main__":
+    print(json.dumps(_child(int(sys.argv[1]), float(sys.argv[2]))))
