@@ -222,15 +222,19 @@ def resolve(ref: str, scratch: Path) -> Path | dict:
         return path.resolve()
     target = scratch / re.sub(r"[^A-Za-z0-9._-]", "_", ref)
     target.mkdir()
-    archive = subprocess.run(
-        ["git", "-C", str(HERE), "archive", ref, "gpuml"],
-        capture_output=True,
-        check=False,
-    )
-    if archive.returncode != 0:
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(HERE), "archive", ref, "gpuml"],
+            capture_output=True,
+            check=False,
+        )
+        why = archive.stderr.decode().strip() if archive.returncode else ""
+    except OSError as error:  # no git here
+        why = str(error)
+    if why:
         raise SystemExit(
             f"{ref!r} is neither a folder, a stored JSON run nor a commit of a "
-            f"git checkout here: {archive.stderr.decode().strip()}"
+            f"git checkout here: {why}"
         )
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
     return target
