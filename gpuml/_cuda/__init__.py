@@ -373,7 +373,8 @@ def prefetch() -> None:
     the first kernel, and a kernel that is needed before any tier of its
     module is ready waits for the first. On a machine whose kernel cache is
     empty the first fits run the fast tier's kernels and later ones the
-    full tier's, once its compiles (about a second in all) are done; a
+    full tier's, once its compiles are done (one thread, the modules one
+    after another: up to about 3 s on an H100's host); a
     process whose cache holds both loads both at once.
     """
     device = _backend.get_cupy().cuda.Device().id
