@@ -217,17 +217,52 @@ def _ascii_text(texts: list[str], offsets: np.ndarray):
     if total < 2 * _JOIN_CHARS:
         joined = "".join(texts)
         return host_to_device(ascii_buffer(joined)) if joined.isascii() else None
-    # pieces of whole documents, cut at the first document past each multiple
-    cuts = np.searchsorted(offsets, np.arange(_JOIN_CHARS, total, _JOIN_CHARS))
-    edges = np.unique(np.concatenate(([0], cuts, [len(texts)]))).tolist()
 
     def pieces():
-        for a, b in itertools.pairwise(edges):
+        for a, b in itertools.pairwise(_piece_edges(offsets)):
             piece = "".join(texts[a:b])
             yield ascii_buffer(piece) if piece.isascii() else None
 
     out = get_cupy().empty(total, dtype=np.uint8)
     return out if pieces_to_device(pieces(), out) else None
+
+
+def _piece_edges(offsets: np.ndarray) -> list[int]:
+    """Pieces of whole documents of about :data:`_JOIN_CHARS` characters:
+    the documents' indices where each piece starts, and the number of
+    documents (a piece is cut at the first document past each multiple)."""
+    total, n_docs = int(offsets[-1]), offsets.shape[0] - 1
+    cuts = np.searchsorted(offsets, np.arange(_JOIN_CHARS, total, _JOIN_CHARS))
+    return np.unique(np.concatenate(([0], cuts, [n_docs]))).tolist()
+
+
+def _unicode_text(texts: list[str], offsets: np.ndarray):
+    """``(text, has_sigma)``: the documents' code points as one uint32
+    device array (UTF-32), and whether a capital sigma is among them.
+
+    The UTF-32 bytes go to the device as they are, with no host copy into
+    a uint32 array (for 34 million mixed-script characters on this
+    project's 2-core VM: 0.19 s, more than the encoding's 0.14 s). A
+    large corpus goes a piece at a time, as in :func:`_ascii_text`: each
+    piece of documents is joined and encoded on the host while the last one
+    is copied."""
+    total = int(offsets[-1])
+    if total < 2 * _JOIN_CHARS:
+        joined = "".join(texts)
+        encoded = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint8)
+        return host_to_device(encoded).view(np.uint32), "\u03a3" in joined
+    out = get_cupy().empty(total, dtype=np.uint32)
+    sigma = False
+
+    def pieces():
+        nonlocal sigma
+        for a, b in itertools.pairwise(_piece_edges(offsets)):
+            piece = "".join(texts[a:b])
+            sigma = sigma or "\u03a3" in piece
+            yield np.frombuffer(piece.encode("utf-32-le"), dtype=np.uint8)
+
+    pieces_to_device(pieces(), out.view(np.uint8))
+    return out, sigma
 
 
 def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
@@ -249,10 +284,7 @@ def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
     if text is not None:  # NFKD and accent stripping leave ASCII as it is
         return Documents(text, d_offsets, _ascii_tables(), lowercase)
     _cuda.prefetch_module("text_unicode")
-    joined = "".join(texts)
-    text = np.frombuffer(joined.encode("utf-32-le"), dtype="<u4")
-    text = host_to_device(text.astype(np.uint32))
-    has_sigma = "\u03a3" in joined
+    text, has_sigma = _unicode_text(texts, offsets)
     return _unicode_documents(text, d_offsets, lowercase, strip_accents, has_sigma)
 
 

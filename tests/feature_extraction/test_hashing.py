@@ -444,3 +444,24 @@ def test_large_corpus_uploaded_in_pieces(rng, monkeypatch):
             assert_identical(HashingVectorizer().transform(docs), want)
             got = CountVectorizer(analyzer="char_wb").fit_transform(docs)
         assert_identical(got, counts)
+
+
+def test_pieces_of_a_large_corpus_cover_its_documents_in_order(rng, monkeypatch):
+    """The host side of the piecewise upload (ASCII and UTF-32 alike): the
+    pieces are runs of whole documents, in order, that together are the
+    corpus, each but the last past a multiple of the piece size."""
+    import itertools
+
+    from gpuml.feature_extraction import _text_device
+
+    monkeypatch.setattr(_text_device, "_JOIN_CHARS", 37)
+    texts = make_corpus(rng, 200)
+    offsets = np.concatenate(([0], np.cumsum([len(t) for t in texts])))
+    edges = _text_device._piece_edges(offsets)
+    assert edges[0] == 0 and edges[-1] == len(texts)
+    assert all(a < b for a, b in itertools.pairwise(edges))
+    pieces = ["".join(texts[a:b]) for a, b in itertools.pairwise(edges)]
+    assert "".join(pieces) == "".join(texts)
+    assert len(pieces) > 10  # many pieces at this size
+    ends = offsets[edges[1:-1]]  # characters before each cut
+    assert all(end >= 37 * (i + 1) for i, end in enumerate(ends))
