@@ -26,6 +26,7 @@ identical (row 2: every ``cv_results_`` score; row 3: the best candidate).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -57,6 +58,25 @@ def make_data(n: int, seed: int = 0):
     # Unequal class sizes, so that class_weight="balanced" matters.
     scores += np.linspace(0.0, 1.5, CLASSES, dtype=np.float32)
     return X, scores.argmax(axis=1)
+
+
+@contextlib.contextmanager
+def cuda_cluster():
+    """A client of a new ``LocalCUDACluster`` (one worker per GPU, every
+    worker started), not set as the default client."""
+    from dask_cuda import LocalCUDACluster
+    from distributed import Client
+
+    with (
+        # memory_limit=0: the machine's MemTotal grows as memory is used,
+        # so Dask's automatic per-worker limit would be too small.
+        LocalCUDACluster(
+            host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        client.wait_for_workers(len(cluster.workers))
+        yield client
 
 
 def _max_score_diff(a, b) -> float:
@@ -102,8 +122,6 @@ def run(quick: bool, repeat: int = 2) -> list[dict]:
     if cupy_or_none() is None:
         return [row(workload, "gpuml", "NumPy", None, no_gpu_reason())]
     import joblib
-    from dask_cuda import LocalCUDACluster
-    from distributed import Client
 
     from gpuml import config_context
     from gpuml.linear_model import LogisticRegression
@@ -130,14 +148,7 @@ def run(quick: bool, repeat: int = 2) -> list[dict]:
                 compare=False,
             )
         )
-        with (
-            # memory_limit=0: the machine's MemTotal grows as memory is used,
-            # so Dask's automatic per-worker limit would be too small.
-            LocalCUDACluster(
-                host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
-            ) as c,
-            Client(c, set_as_default=False) as client,
-        ):
+        with cuda_cluster() as client:
             n_gpus = len(client.scheduler_info()["workers"])
             t_dask, dask = time_call(lambda: search(client).fit(X, y), repeat)
             print(f"  Dask, {n_gpus} GPUs: {t_dask:.2f} s", flush=True)

@@ -47,7 +47,7 @@ from benchmarks._timing import (
     time_call,
     time_once,
 )
-from benchmarks.bench_dask import _max_score_diff
+from benchmarks.bench_dask import _max_score_diff, cuda_cluster
 
 N, N_QUICK, P, CLASSES = 600_000, 60_000, 384, 6
 GRID = {"C": np.logspace(-3, 2, 16)}
@@ -73,9 +73,6 @@ def run(quick: bool, repeat: int = 3) -> list[dict]:
 
     if cupy_or_none() is None:
         return [row(workload(TOLS[0]), "gpuml", "NumPy", None, no_gpu_reason())]
-    from dask_cuda import LocalCUDACluster
-    from distributed import Client
-
     from gpuml import config_context
     from gpuml.linear_model import LogisticRegression
     from gpuml.model_selection import GridSearchCV, _dask
@@ -91,12 +88,7 @@ def run(quick: bool, repeat: int = 3) -> list[dict]:
         in_process = {
             tol: time_call(lambda t=tol: search(t).fit(X, y), repeat) for tol in TOLS
         }
-        with (
-            LocalCUDACluster(
-                host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
-            ) as cluster,
-            Client(cluster, set_as_default=False) as client,
-        ):
+        with cuda_cluster() as client:
             n_gpus = len(client.nthreads())
             good = _dask.GOOD_BALANCE
             for tol in TOLS:
@@ -140,13 +132,7 @@ def run(quick: bool, repeat: int = 3) -> list[dict]:
                     compare=False,
                 )
             )
-            with (
-                LocalCUDACluster(
-                    host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0
-                ) as cluster,
-                Client(cluster, set_as_default=False) as client,
-            ):
-                client.wait_for_workers(len(cluster.workers))
+            with cuda_cluster() as client:
                 t_first, _ = time_once(lambda c=client, t=tol: search(t, c).fit(X, y))
             rows.append(
                 row(

@@ -7,6 +7,7 @@ the host, cuSOLVER through CuPy on the device) are dispatched here.
 
 from __future__ import annotations
 
+import contextlib
 from types import ModuleType
 
 import numpy as np
@@ -219,9 +220,7 @@ def block_grams(Zw, Z, block: int):
     one, zero = (np.ones(1, Z.dtype), np.zeros(1, Z.dtype))
     gemm = cublas.sgemmStridedBatched if single else cublas.dgemmStridedBatched
     handle = cupy.cuda.device.get_cublas_handle()
-    mode = cublas.getPointerMode(handle)
-    cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-    try:
+    with _host_scalars(handle):
         # Column-major, a block of a C-ordered (rows, m) matrix is its (m,
         # rows) transpose A; the column-major A_z A_wᵀ is the C-ordered
         # Zw_bᵀ Z_b.
@@ -245,8 +244,6 @@ def block_grams(Zw, Z, block: int):
             m * m,
             blocks,
         )
-    finally:
-        cublas.setPointerMode(handle, mode)
     return parts
 
 
@@ -262,9 +259,7 @@ def add_products(C, A, B) -> None:
         return
     one = np.ones(1)
     handle = cupy.cuda.device.get_cublas_handle()
-    mode = cublas.getPointerMode(handle)
-    cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-    try:
+    with _host_scalars(handle):
         # Column-major, the C-ordered (k, m) A and B are (m, k) matrices Aᶜ
         # and Bᶜ, and C's transpose Cᶜ += Bᶜ Aᶜᵀ is the C-ordered C += Aᵀ B.
         cublas.dgemm(
@@ -283,6 +278,18 @@ def add_products(C, A, B) -> None:
             C.data.ptr,
             m,
         )
+
+
+@contextlib.contextmanager
+def _host_scalars(handle):
+    """cuBLAS reads ``alpha`` and ``beta`` from host memory on ``handle``
+    meanwhile (its pointer mode restored after)."""
+    from cupy_backends.cuda.libs import cublas
+
+    mode = cublas.getPointerMode(handle)
+    cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
+    try:
+        yield
     finally:
         cublas.setPointerMode(handle, mode)
 

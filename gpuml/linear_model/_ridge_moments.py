@@ -224,34 +224,6 @@ class _Moments:
     comoment: np.ndarray
 
 
-def _combine(parts: list, fit_intercept: bool) -> _Moments:
-    """The moments of the union of disjoint groups of rows: sums, and the
-    pairwise (Chan et al.) update for the centred co-moments. Overflows
-    are left to :meth:`_RidgeMoments.system`'s finiteness check."""
-    with np.errstate(all="ignore"):
-        total = float(sum(part.total for part in parts))
-        if not fit_intercept:
-            comoment = parts[0].comoment.copy()
-            for part in parts[1:]:
-                comoment += part.comoment
-            return _Moments(total, None, comoment)
-        parts = [part for part in parts if part.total != 0]  # no weight, no row
-        if not parts:
-            return _Moments(0.0, None, None)
-        if len(parts) == 1:
-            return parts[0]
-        # The weights' shares first: the products of totals and means of
-        # extreme values would overflow where the means do not.
-        mean = sum((part.total / total) * part.mean for part in parts)
-        comoment = parts[0].comoment.copy()
-        for part in parts[1:]:
-            comoment += part.comoment
-        deviations = np.stack([part.mean - mean for part in parts])
-        weights = np.array([part.total for part in parts])
-        comoment += (deviations * weights[:, None]).T @ deviations
-        return _Moments(total, mean, comoment)
-
-
 class _RidgeMoments:
     """Per-fold ridge systems from the moments of groups of rows (NumPy).
 
@@ -297,8 +269,42 @@ class _RidgeMoments:
         return self._combine(parts)
 
     def _combine(self, parts: list) -> _Moments:
-        """The moments of the union of disjoint groups (:func:`_combine`)."""
-        return _combine(parts, self.fit_intercept)
+        """The moments of the union of disjoint groups of rows: sums, and the
+        pairwise (Chan et al.) update for the centred co-moments, by
+        :meth:`_sum_comoments` and :meth:`_add_products` (each backend's).
+        Overflows are left to :meth:`system`'s finiteness check."""
+        with np.errstate(all="ignore"):
+            total = float(sum(part.total for part in parts))
+            if self.fit_intercept:
+                parts = [part for part in parts if part.total != 0]  # no rows
+                if not parts:
+                    return _Moments(0.0, None, None)
+                if len(parts) == 1:
+                    return parts[0]
+            comoment = self._sum_comoments([part.comoment for part in parts])
+            if not self.fit_intercept:
+                return _Moments(total, None, comoment)
+            # The weights' shares first: the products of totals and means of
+            # extreme values would overflow where the means do not.
+            mean = sum((part.total / total) * part.mean for part in parts)
+            # (zero beyond the means' columns: the device's co-moments keep
+            # the design's column of ones)
+            deviations = np.zeros((len(parts), comoment.shape[0]))
+            deviations[:, : mean.shape[0]] = [part.mean - mean for part in parts]
+            weights = np.array([part.total for part in parts])
+            self._add_products(comoment, deviations * weights[:, None], deviations)
+        return _Moments(total, mean, comoment)
+
+    def _sum_comoments(self, comoments: list):
+        """A new array, the sum of ``comoments`` (in order)."""
+        out = comoments[0].copy()
+        for comoment in comoments[1:]:
+            out += comoment
+        return out
+
+    def _add_products(self, C, A, B) -> None:
+        """``C += Aᵀ B`` (host arrays ``A`` and ``B``)."""
+        C += A.T @ B
 
     def _moments(self, rows) -> _Moments:
         """The moments of ``rows`` (a slice or a host index array)."""
@@ -614,33 +620,20 @@ class _DeviceRidgeMoments(_RidgeMoments):
         add_products(sums, xp.asarray(scaled[None, :]), xp.asarray(last[None, :]))
         return _Moments(total, shift + offset, sums)
 
-    def _combine(self, parts: list) -> _Moments:
-        """:func:`_combine` on the device: the groups' co-moments added by
-        gpuml's kernel, the pairwise term by one cuBLAS GEMM."""
+    def _sum_comoments(self, comoments: list):
+        """:meth:`_RidgeMoments._sum_comoments` by a memcpy and gpuml's add
+        kernel."""
         from gpuml import _cuda
 
-        xp = self.xp
-        with np.errstate(all="ignore"):
-            total = float(sum(part.total for part in parts))
-            if self.fit_intercept:
-                parts = [part for part in parts if part.total != 0]
-                if not parts:
-                    return _Moments(0.0, None, None)
-                if len(parts) == 1:
-                    return parts[0]
-            comoment = _cuda.copy(parts[0].comoment)
-            for part in parts[1:]:
-                args = (part.comoment, np.int64(1), np.int64(comoment.size), comoment)
-                _cuda.launch("ridge", "add_blocks<double>", comoment.size, args)
-            if not self.fit_intercept:
-                return _Moments(total, None, comoment)
-            mean = sum((part.total / total) * part.mean for part in parts)
-            deviations = np.zeros((len(parts), comoment.shape[0]))
-            deviations[:, :-1] = np.stack([part.mean - mean for part in parts])
-            weights = np.array([part.total for part in parts])
-            weighted = deviations * weights[:, None]
-        add_products(comoment, xp.asarray(weighted), xp.asarray(deviations))
-        return _Moments(total, mean, comoment)
+        out = _cuda.copy(comoments[0])
+        for comoment in comoments[1:]:
+            args = (comoment, np.int64(1), np.int64(out.size), out)
+            _cuda.launch("ridge", "add_blocks<double>", out.size, args)
+        return out
+
+    def _add_products(self, C, A, B) -> None:
+        """:meth:`_RidgeMoments._add_products` by one cuBLAS GEMM."""
+        add_products(C, self.xp.asarray(A), self.xp.asarray(B))
 
     def device_system(self, fold: int | None):
         """``(A, B, X_offset, y_offset, M)``: fold ``fold``'s system with
