@@ -16,6 +16,10 @@ letters, a tenth capitalised). Rows:
   kernel cache and then with the cache that run filled;
 - ``--accented``: instead, a non-ASCII corpus (accented and Greek words),
   default settings and ``strip_accents="unicode"``;
+- ``--mixed``: instead, issue 35's corpus of mixed scripts (100,000
+  documents; :func:`make_mixed_corpus`), HashingVectorizer with default
+  settings and with accent stripping and bigrams, TfidfVectorizer's fit,
+  against scikit-learn's, and the phases;
 - ``--tfidf``: instead, ``TfidfVectorizer().fit_transform`` (vocabulary,
   counts, pruning, sorting and weighting on the GPU, one copy back), first
   call and warm (median of 3), the counting step alone, ``min_df=2,
@@ -74,6 +78,66 @@ def make_corpus(
     return (docs, ids) if return_ids else docs
 
 
+#: The scripts of ``make_mixed_corpus``: (first, last) code points of each
+#: script's letters, or an explicit alphabet.
+_SCRIPTS = {
+    "latin": "abcdefghijklmnopqrstuvwxyzéèêàâçñöüäßøåœæ",
+    "latin_capital": "ABCDEFGHIJKLMNOPRSTUVWÉÈÀÇÑÖÜÄØÅ",
+    "cyrillic": (0x0410, 0x044F),
+    "greek": "αβγδεζηθικλμνξοπρσςτυφχψωάέήίόύώΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ",
+    "cjk": (0x4E00, 0x9FFF),
+    "arabic": (0x0627, 0x064A),
+    "hebrew": (0x05D0, 0x05EA),
+    "devanagari": (0x0915, 0x0939),
+}
+
+
+def make_mixed_corpus(n_docs: int = 100_000, n_words: int = 80, seed: int = 0):
+    """Issue 35's mixed-script corpus: Latin with accents, Cyrillic, Greek,
+    CJK, Arabic, Hebrew and Devanagari words (with vowel signs), emoji,
+    ligatures (U+FB01, U+FB02) and combining accents, words drawn with the
+    Zipf-like frequencies of :func:`make_corpus` (about 53 MB of UTF-8 at
+    100,000 documents)."""
+    rng = np.random.default_rng(seed)
+    alphabets = {}
+    for name, spec in _SCRIPTS.items():
+        if isinstance(spec, tuple):
+            spec = "".join(map(chr, range(spec[0], spec[1] + 1)))
+        alphabets[name] = np.array(list(spec))
+    names = list(alphabets)
+    share = np.array([0.35, 0.05, 0.15, 0.12, 0.1, 0.08, 0.07, 0.08])
+    vowel_signs = [chr(c) for c in range(0x093E, 0x094D)]
+    emoji = [chr(c) for c in range(0x1F600, 0x1F650)] + [
+        "\u2764\ufe0f",
+        "\U0001f44d\U0001f3fd",
+    ]
+    vocabulary = []
+    for script in rng.choice(len(names), size=VOCABULARY, p=share):
+        name = names[script]
+        length = rng.integers(1, 4) if name == "cjk" else rng.integers(2, 11)
+        word = "".join(rng.choice(alphabets[name], size=length))
+        if name == "devanagari":
+            word = "".join(
+                c + (rng.choice(vowel_signs) if rng.random() < 0.4 else "")
+                for c in word
+            )
+        elif name == "latin":
+            draw = rng.random()
+            if draw < 0.05:
+                word = word[:1] + "\ufb01" + word[1:]
+            elif draw < 0.08:
+                word = word[:1] + "\ufb02" + word[1:]
+            elif draw < 0.15:
+                word = word[:1] + "e\u0301" + word[1:]
+        vocabulary.append(word)
+    vocabulary += [*emoji, ",", ".", "!", "?", "«", "»", "—", "1999", "42"]
+    vocabulary = np.array(vocabulary, dtype=object)
+    weights = 1.0 / np.arange(1, len(vocabulary) + 1) ** 0.9
+    rng.shuffle(weights)
+    ids = rng.choice(len(vocabulary), size=(n_docs, n_words), p=weights / weights.sum())
+    return [" ".join(row) for row in vocabulary[ids]]
+
+
 def _sync():
     import cupy
 
@@ -90,7 +154,7 @@ def phases(docs) -> dict:
     t = time.perf_counter()
     joined = "".join(docs)
     np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    joined.encode("ascii")
+    joined.encode("ascii" if joined.isascii() else "utf-32-le")
     reference = "reference, not in gpuml: one whole join, lengths, encode"
     times[reference] = time.perf_counter() - t
     t = time.perf_counter()
@@ -188,6 +252,71 @@ def accented(n_docs: int) -> None:
         )
 
 
+def mixed(n_docs: int, run_sklearn: bool) -> None:
+    """Issue 35 item 4: the mixed-script corpus (:func:`make_mixed_corpus`),
+    HashingVectorizer (default settings; ``strip_accents='unicode'`` with
+    bigrams) and TfidfVectorizer's fit_transform, first call in process and
+    warm, against scikit-learn's, checked identical; then the warm call's
+    phases."""
+    from sklearn.feature_extraction.text import HashingVectorizer as SkHashing
+    from sklearn.feature_extraction.text import TfidfVectorizer as SkTfidf
+
+    from gpuml.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+
+    docs = make_mixed_corpus(n_docs)
+    chars = sum(map(len, docs))
+    utf8 = sum(len(doc.encode()) for doc in docs)
+    print(
+        f"mixed-script corpus: {len(docs):,} docs, {chars / 1e6:.1f} M characters, "
+        f"{utf8 / 1e6:.1f} MB as UTF-8"
+    )
+    cases = (
+        ("HashingVectorizer()", HashingVectorizer, SkHashing, {}, 5),
+        (
+            "HashingVectorizer(strip_accents='unicode', ngram_range=(1, 2))",
+            HashingVectorizer,
+            SkHashing,
+            {"strip_accents": "unicode", "ngram_range": (1, 2)},
+            5,
+        ),
+        ("TfidfVectorizer().fit_transform", TfidfVectorizer, SkTfidf, {}, 3),
+    )
+    for label, ours, theirs, settings, repeat in cases:
+
+        def call(cls, settings=settings):
+            vectorizer = cls(**settings)
+            if cls in (TfidfVectorizer, SkTfidf):
+                return vectorizer.fit_transform(docs)
+            return vectorizer.transform(docs)
+
+        t = time.perf_counter()
+        X = call(ours)
+        first = time.perf_counter() - t
+        warm = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            X = call(ours)
+            warm.append(time.perf_counter() - t)
+        median = float(np.median(warm))
+        line = (
+            f"{label}: gpuml first {first:.3f} s, warm median {median:.3f} s (min "
+            f"{min(warm):.3f}); {chars / median / 1e6:.0f} M characters/s, "
+            f"{utf8 / median / 1e6:.0f} MB/s of UTF-8"
+        )
+        if run_sklearn:
+            t = time.perf_counter()
+            want = call(theirs)
+            sk = time.perf_counter() - t
+            same = (
+                np.array_equal(X.indptr, want.indptr)
+                and np.array_equal(X.indices, want.indices)
+                and np.array_equal(X.data.view(np.uint64), want.data.view(np.uint64))
+            )
+            line += f"; scikit-learn {sk:.2f} s ({sk / median:.1f}x); identical: {same}"
+        print(line)
+    print("phases:", phases(docs))
+
+
 def tfidf(n_docs: int, run_sklearn: bool, **settings) -> None:
     from functools import partial
 
@@ -257,6 +386,11 @@ def main() -> None:
         action="store_true",
         help="non-ASCII corpus; times default settings and strip_accents='unicode'",
     )
+    parser.add_argument(
+        "--mixed",
+        action="store_true",
+        help="issue 35's mixed-script corpus (--docs defaults to 100,000)",
+    )
     parser.add_argument("--tfidf", action="store_true", help="TfidfVectorizer")
     parser.add_argument(
         "--analyzer", default="word", help="with --tfidf: word, char or char_wb"
@@ -269,6 +403,9 @@ def main() -> None:
         return child(args.docs, args.tfidf)
     if args.accented:
         return accented(args.docs)
+    if args.mixed:
+        n_docs = 100_000 if args.docs == N_DOCS else args.docs
+        return mixed(n_docs, not args.no_sklearn)
     if args.first_use:
         cache = tempfile.mkdtemp(prefix="gpuml-text-cache-")
         print("empty cache:", run_child(args.docs, cache, args.tfidf))

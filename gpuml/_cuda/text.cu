@@ -218,6 +218,37 @@ __global__ void spaces_write(const C* text, long long n, const unsigned char* st
     }
 }
 
+// ------------------------------------------------ Python str (code points)
+
+// Characters copied from the host in the width CPython stores each str in
+// (1, 2 or 4 bytes), to their places as code points. runs holds n_runs rows
+// (byte start in raw, width, first position in out, length); one block a
+// run. flags[0] = 1 if a character is a capital sigma, flags[1] = 1 if one
+// is a lone surrogate (U+D800 to U+DFFF).
+extern "C" __global__ void widen_runs(const unsigned char* raw, const long long* runs,
+                                      long long n_runs, unsigned int* out, int* flags)
+{
+    for (long long r = blockIdx.x; r < n_runs; r += gridDim.x) {
+        const long long* run = runs + 4 * r;
+        const unsigned char* src = raw + run[0];
+        int width = (int)run[1];
+        unsigned int* dst = out + run[2];
+        bool sigma = false, surrogate = false;
+        for (long long i = threadIdx.x; i < run[3]; i += blockDim.x) {
+            unsigned int c = width == 1   ? src[i]
+                             : width == 2 ? ((const unsigned short*)src)[i]
+                                          : ((const unsigned int*)src)[i];
+            dst[i] = c;
+            sigma |= c == 0x3A3u;
+            surrogate |= (c & 0xFFFFF800u) == 0xD800u;
+        }
+        if (sigma)
+            flags[0] = 1;
+        if (surrogate)
+            flags[1] = 1;
+    }
+}
+
 // ---------------------------------------------- cuDF strings (code points)
 
 // cuDF's str.code_points() gives each character's UTF-8 bytes packed into

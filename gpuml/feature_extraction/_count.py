@@ -23,8 +23,6 @@ settings (callables, other token patterns, stop words, other dtypes;
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction import text as _sk_text
@@ -139,14 +137,19 @@ class _DeviceCountMixin:
     def _sort_features(self, X, vocabulary):
         if not isinstance(X, DeviceCounts):
             return super()._sort_features(X, vocabulary)
-        # scikit-learn's renumbering (the vocabulary changed in place), run on
-        # the identity's indices, so that it returns its map of old columns
-        # to new; the map is then applied on the device.
-        identity = np.arange(X.shape[1], dtype=X.indices.dtype)
-        column_map = super()._sort_features(
-            SimpleNamespace(indices=identity), vocabulary
-        )
-        return X.map_columns(column_map.indices, X.shape[1])
+        # scikit-learn's renumbering: the terms in sorted order, the
+        # vocabulary's values changed in place (its order kept); the map of
+        # old columns to new is applied on the device. (scikit-learn's own
+        # sorts (term, column) pairs and sets each value in a Python loop:
+        # 0.03 s for 50,000 terms.)
+        terms = list(vocabulary)
+        rank = dict(zip(sorted(terms), range(len(terms)), strict=True))
+        new = np.fromiter(map(rank.__getitem__, terms), np.int64, count=len(terms))
+        old = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(terms))
+        column_map = np.empty(len(terms), dtype=np.int64)
+        column_map[old] = new
+        vocabulary.update(zip(terms, new.tolist(), strict=True))
+        return X.map_columns(column_map, X.shape[1])
 
     def _limit_features(self, X, vocabulary, high=None, low=None, limit=None):
         """scikit-learn's, less its copy of the whole matrix (``X[:, kept]``

@@ -26,6 +26,8 @@ device out); settings that need the host take its strings there first.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import (
@@ -287,7 +289,7 @@ def device_analysis(vectorizer) -> bool:
 
 
 def _all_str(items) -> bool:
-    return all(isinstance(item, str) for item in items)
+    return all(map(isinstance, items, itertools.repeat(str)))
 
 
 def cudf_documents_on_device(vectorizer, series) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import operator
 import sys
 
 import numpy as np
@@ -236,33 +237,149 @@ def _piece_edges(offsets: np.ndarray) -> list[int]:
     return np.unique(np.concatenate(([0], cuts, [n_docs]))).tolist()
 
 
+#: CPython's str headers: the bytes before the characters of a compact
+#: ASCII str, and of any other compact str (``sys.getsizeof`` counts them,
+#: the characters and a terminating NUL).
+#: Measured on new strings: a str that CPython shares (the empty string,
+#: one-character ones) may hold a cached UTF-8 copy, which its size counts.
+_ASCII_HEADER = str.__sizeof__("a" * 2) - 3
+_COMPACT_HEADER = str.__sizeof__("\xe9" * 2) - 3
+#: Characters per run that one block of ``widen_runs`` copies.
+_RUN_CHARS = 1 << 14
+
+
+def str_buffer(text: str) -> np.ndarray:
+    """The code points of ``text`` in the width CPython stores them: uint8
+    when every character is below U+0100, uint16 below U+10000, else uint32.
+
+    On CPython a view of the str's own buffer, as :func:`ascii_buffer` (a
+    compact str holds its characters in the narrowest of these widths right
+    after its header), checked at its first, middle and last characters;
+    elsewhere, or if the check fails, its UTF-32 encoding."""
+    if text.isascii():
+        return ascii_buffer(text)
+    n = len(text)
+    size = sys.getsizeof(text) if sys.implementation.name == "cpython" else 0
+    width = (size - _COMPACT_HEADER) // (n + 1)
+    if width in (1, 2, 4) and size == _COMPACT_HEADER + (n + 1) * width:
+        raw = (ctypes.c_char * (n * width)).from_address(id(text) + _COMPACT_HEADER)
+        raw.owner = text  # the buffer lives as long as the view
+        view = np.frombuffer(raw, dtype=f"<u{width}")
+        if all(view[i] == ord(text[i]) for i in (0, n // 2, n - 1)):
+            return view
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+
+
+def str_widths(texts: list[str], lengths: np.ndarray) -> np.ndarray:
+    """Each document's character width in bytes as CPython stores it (1, 2
+    or 4), read from its size; 4 where the size does not tell (not CPython,
+    a subclass of str, a str holding a cached UTF-8 copy). Never less than
+    the width :func:`str_buffer` finds."""
+    widths = np.full(len(texts), 4, dtype=np.int64)
+    if sys.implementation.name != "cpython":
+        return widths
+    sizes = np.fromiter(map(str.__sizeof__, texts), dtype=np.int64, count=len(texts))
+    for width in (2, 1):
+        widths[sizes == _COMPACT_HEADER + (lengths + 1) * width] = width
+    widths[sizes == _ASCII_HEADER + lengths + 1] = 1
+    return widths
+
+
+def unicode_pieces(texts: list[str], offsets: np.ndarray, widths, runs: list):
+    """The host side of :func:`_unicode_text`: the characters of ``texts``
+    (of :func:`str_widths` ``widths``) as byte arrays to copy one after
+    another, and in ``runs`` (appended to as the pieces are made) int64
+    rows ``(byte start, width, first character, length)``: each run of
+    characters and where it goes.
+
+    A piece of consecutive documents (:func:`_piece_edges`) is joined once
+    per character width, the documents of each width together, so that no
+    document is widened on the host (a join of documents of mixed widths
+    copies every character one at a time into the widest); each joined
+    string goes as its own buffer (:func:`str_buffer`), 4-byte aligned."""
+    position = 0
+    for a, b in itertools.pairwise(_piece_edges(offsets)):
+        piece_widths = widths[a:b]
+        for width in (1, 2, 4):
+            members = a + np.flatnonzero(piece_widths == width)
+            if not members.shape[0]:
+                continue
+            if members.shape[0] == b - a:
+                buffer = str_buffer("".join(texts[a:b]))
+            else:
+                picked = operator.itemgetter(*members.tolist())(texts)
+                buffer = str_buffer(picked if len(members) == 1 else "".join(picked))
+            if buffer.itemsize > width:  # a width misread: the caller falls back
+                yield None
+                return
+            pad = -position % 4
+            if pad:
+                yield np.zeros(pad, dtype=np.uint8)
+                position += pad
+            runs.append(_runs(members, offsets, position, buffer.itemsize))
+            yield buffer.view(np.uint8)
+            position += buffer.nbytes
+
+
+def _runs(members: np.ndarray, offsets: np.ndarray, start: int, width: int):
+    """The runs (see :func:`unicode_pieces`) of documents ``members``
+    (sorted) whose characters lie, joined, at byte ``start``: consecutive
+    documents make one run, cut every :data:`_RUN_CHARS` characters."""
+    first = np.flatnonzero(np.diff(members, prepend=-2) != 1)
+    last = np.append(first[1:], members.shape[0]) - 1
+    destination = offsets[members[first]]
+    length = offsets[members[last] + 1] - destination
+    joined = np.concatenate(([0], np.cumsum(np.diff(offsets)[members])))
+    source = start + joined[first] * width
+    keep = length > 0
+    destination, length, source = destination[keep], length[keep], source[keep]
+    # Long runs cut into pieces of at most _RUN_CHARS characters.
+    cuts = -(-length // _RUN_CHARS)
+    owner = np.repeat(np.arange(length.shape[0]), cuts)
+    step = np.arange(owner.shape[0]) - np.repeat(np.cumsum(cuts) - cuts, cuts)
+    skip = step * _RUN_CHARS
+    rows = np.empty((owner.shape[0], 4), dtype=np.int64)
+    rows[:, 0] = source[owner] + skip * width
+    rows[:, 1] = width
+    rows[:, 2] = destination[owner] + skip
+    rows[:, 3] = np.minimum(length[owner] - skip, _RUN_CHARS)
+    return rows
+
+
 def _unicode_text(texts: list[str], offsets: np.ndarray):
     """``(text, has_sigma)``: the documents' code points as one uint32
     device array (UTF-32), and whether a capital sigma is among them.
 
-    The UTF-32 bytes go to the device as they are, with no host copy into
-    a uint32 array (for 34 million mixed-script characters on this
-    project's 2-core VM: 0.19 s, more than the encoding's 0.14 s). A
-    large corpus goes a piece at a time, as in :func:`_ascii_text`: each
-    piece of documents is joined and encoded on the host while the last one
-    is copied."""
-    total = int(offsets[-1])
-    if total < 2 * _JOIN_CHARS:
-        joined = "".join(texts)
-        encoded = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint8)
-        return host_to_device(encoded).view(np.uint32), "\u03a3" in joined
-    out = get_cupy().empty(total, dtype=np.uint32)
-    sigma = False
-
-    def pieces():
-        nonlocal sigma
-        for a, b in itertools.pairwise(_piece_edges(offsets)):
-            piece = "".join(texts[a:b])
-            sigma = sigma or "\u03a3" in piece
-            yield np.frombuffer(piece.encode("utf-32-le"), dtype=np.uint8)
-
-    pieces_to_device(pieces(), out.view(np.uint8))
-    return out, sigma
+    The documents go to the device in the width CPython stores each in (1,
+    2 or 4 bytes a character), read from the str objects without an
+    encoding pass (:func:`unicode_pieces`), a piece of the corpus at a time
+    while the next is joined; one kernel (``widen_runs``) puts every
+    character in its place as a code point. Raises UnicodeEncodeError for
+    lone surrogates, as the UTF-32 encoding of before did."""
+    cupy = get_cupy()
+    lengths = np.diff(offsets)
+    n_subjoins = 3 * len(_piece_edges(offsets))
+    widths = str_widths(texts, lengths)
+    raw = cupy.empty(int(widths @ lengths) + 4 * n_subjoins, dtype=np.uint8)
+    runs: list = []
+    if not pieces_to_device(unicode_pieces(texts, offsets, widths, runs), raw):
+        encoded = "".join(texts).encode("utf-32-le", "surrogatepass")
+        raw = host_to_device(np.frombuffer(encoded, dtype=np.uint8))
+        runs = [_runs(np.arange(len(texts)), offsets, 0, 4)]
+    runs = cupy.asarray(np.concatenate(runs) if runs else np.empty((0, 4), np.int64))
+    out = cupy.empty(int(offsets[-1]), dtype=np.uint32)
+    flags = cupy.zeros(2, dtype=cupy.int32)
+    n_runs = runs.shape[0]
+    if n_runs:
+        _kernel("widen_runs")(
+            (n_runs,), (_SCAN_THREADS,), (raw, runs, np.int64(n_runs), out, flags)
+        )
+    has_sigma, surrogate = (bool(f) for f in flags.get())
+    if surrogate:
+        raise UnicodeEncodeError(
+            "utf-32-le", "", 0, 1, "surrogates not allowed (a lone surrogate)"
+        )
+    return out, has_sigma
 
 
 def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
@@ -280,7 +397,8 @@ def upload(texts: list[str], lowercase: bool, strip_accents) -> Documents:
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     d_offsets = cupy.asarray(offsets)
-    text = _ascii_text(texts, offsets)
+    # A corpus whose first document is not ASCII is not tried as ASCII.
+    text = _ascii_text(texts, offsets) if not texts or texts[0].isascii() else None
     if text is not None:  # NFKD and accent stripping leave ASCII as it is
         return Documents(text, d_offsets, _ascii_tables(), lowercase)
     _cuda.prefetch_module("text_unicode")

@@ -465,3 +465,121 @@ def test_pieces_of_a_large_corpus_cover_its_documents_in_order(rng, monkeypatch)
     assert len(pieces) > 10  # many pieces at this size
     ends = offsets[edges[1:-1]]  # characters before each cut
     assert all(end >= 37 * (i + 1) for i, end in enumerate(ends))
+
+
+class _Text(str):
+    """A str subclass (CPython keeps its characters apart from the object)."""
+
+
+def test_unicode_pieces_rebuild_the_code_points(rng, monkeypatch):
+    """The host side of the non-ASCII upload: each piece of documents goes
+    as one joined string per character width, read in place, and the runs
+    put every character back in its document's place (rebuilt here with
+    NumPy as the device's ``widen_runs`` does), for documents of every
+    width (ASCII, Latin-1, BMP, astral), empty ones, str subclasses and
+    runs cut short, at several piece sizes."""
+    from gpuml.feature_extraction import _text_device
+
+    docs = make_corpus(rng, 120)
+    docs += ["", "abc", "é", "\U0001f600x", "Σ", _Text("sub ÿ"), _Text("中"), "", "ß"]
+    docs += ["ab" * 40, "中" * 41, "😀" * 39]
+    lengths = np.fromiter(map(len, docs), dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    widths = _text_device.str_widths(docs, lengths)
+    assert set(widths.tolist()) == {1, 2, 4}
+    for doc, width in zip(docs, widths, strict=True):
+        assert width >= _text_device.str_buffer(doc).itemsize
+    want = np.frombuffer("".join(docs).encode("utf-32-le"), dtype="<u4")
+    monkeypatch.setattr(_text_device, "_RUN_CHARS", 16)
+    for join_chars in (37, 500, 1 << 22):
+        monkeypatch.setattr(_text_device, "_JOIN_CHARS", join_chars)
+        runs: list = []
+        raw = np.concatenate(
+            list(_text_device.unicode_pieces(docs, offsets, widths, runs))
+        )
+        runs = np.concatenate(runs)
+        pieces = len(_text_device._piece_edges(offsets))
+        assert raw.nbytes <= int(widths @ lengths) + 4 * 3 * pieces
+        assert (runs[:, 3] <= 16).all() and (runs[:, 3] > 0).all()
+        out = np.zeros(offsets[-1], dtype=np.uint32)
+        for start, width, first, length in runs.tolist():
+            assert start % width == 0
+            chars = raw[start : start + length * width].view(f"<u{width}")
+            out[first : first + length] = chars
+        np.testing.assert_array_equal(out, want)
+        assert runs[:, 3].sum() == want.shape[0]  # each character once
+
+
+def test_str_buffer_reads_each_width_in_place():
+    from gpuml.feature_extraction._text_device import str_buffer
+
+    for text, dtype in [
+        ("plain", np.uint8),
+        ("café ÿ", np.uint8),
+        ("Σίσυφος", np.uint16),
+        ("中文" * 5000, np.uint16),
+        ("emoji 😀 ok", np.uint32),
+        (_Text("a subclass é"), None),
+    ]:
+        view = str_buffer(text)
+        if dtype is not None:
+            assert view.dtype == dtype
+        assert view.tolist() == [ord(c) for c in text]
+
+
+@pytest.mark.gpu
+def test_mixed_widths_in_pieces_and_short_runs(rng, monkeypatch):
+    """On the device: documents of every width, uploaded in tiny pieces
+    and runs, give scikit-learn's matrices; a lone surrogate sends the
+    corpus to Python's rules (scikit-learn's result, not an error)."""
+    from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
+
+    from gpuml.feature_extraction import _text_device
+    from gpuml.feature_extraction.text import CountVectorizer
+
+    monkeypatch.setattr(_text_device, "_JOIN_CHARS", 53)
+    monkeypatch.setattr(_text_device, "_RUN_CHARS", 7)
+    docs = [*make_corpus(rng, 80), "ΑΣ", _Text("Σ sub"), "ÿ", ""]
+    for settings in (
+        {},
+        {"strip_accents": "unicode", "ngram_range": (1, 2)},
+        {"analyzer": "char", "lowercase": False},
+    ):
+        want = SkHashingVectorizer(**settings).transform(docs)
+        with config_context(device="gpu"):
+            assert_identical(HashingVectorizer(**settings).transform(docs), want)
+    with_surrogate = [*docs[:5], "bad \ud800 text", *docs[5:]]
+    want = SkCountVectorizer().fit_transform(with_surrogate)
+    with config_context(device="gpu"):
+        got = CountVectorizer().fit_transform(with_surrogate)
+    assert_identical(got, want)
+
+
+def test_str_widths_never_below_the_stored_width(monkeypatch):
+    """A str whose size also counts a cached UTF-8 copy (CPython keeps one
+    once C code asks for it) reads as width 4, never narrower than its own;
+    and a misread width (here a wrong header size) stops the pieces, which
+    sends the corpus to the plain UTF-32 path, instead of overrunning the
+    device buffer."""
+    import ctypes
+
+    from gpuml.feature_extraction import _text_device
+
+    cached = "中文" + "x"  # a new str
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8
+    as_utf8.restype = ctypes.c_char_p
+    as_utf8.argtypes = [ctypes.py_object]
+    assert as_utf8(cached) == cached.encode()
+    fresh = ["".join(parts) for parts in (("asc", "ii"), ("é", "t"), ("中", "文"))]
+    docs = [*fresh, cached, "😀"]
+    lengths = np.fromiter(map(len, docs), dtype=np.int64)
+    widths = _text_device.str_widths(docs, lengths)
+    assert widths.tolist() == [1, 1, 2, 4, 4]
+    monkeypatch.setattr(
+        _text_device, "_COMPACT_HEADER", _text_device._COMPACT_HEADER + 3
+    )
+    widths = _text_device.str_widths(docs, lengths)
+    assert widths[2] == 1  # misread: "中文" is 2 bytes a character
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    pieces = list(_text_device.unicode_pieces(docs, offsets, widths, []))
+    assert pieces[-1] is None
