@@ -383,6 +383,15 @@ def prefetch() -> None:
             _start(name, device)
 
 
+def ready() -> None:
+    """Wait until every module that :func:`prefetch` starts has a tier ready
+    on the current device (starting them if need be)."""
+    device = _backend.get_cupy().cuda.Device().id
+    for name in MODULES:
+        if name not in _ON_DEMAND:
+            _first_ready(name, device)
+
+
 def prefetch_module(name: str) -> None:
     """Start compiling (or loading) one on-demand module for the current
     device in a background thread, once; a kernel needed before it is
@@ -662,6 +671,7 @@ __all__ = [
     "launch",
     "prefetch",
     "prefetch_module",
+    "ready",
     "scatter_rows",
     "source",
     "take_rows",

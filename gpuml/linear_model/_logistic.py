@@ -1081,6 +1081,19 @@ class LogisticRegression(
     # candidates' fits, so a Dask search may split it between workers.
     _batch_cost_per_candidate = True
 
+    def _search_seconds(self, n_train, n_features, candidates, n_folds):
+        """A search's time on one GPU, estimated (see
+        :func:`gpuml.model_selection._dask.worth_dispatching`): each fit
+        evaluates the loss and gradient on its training rows about
+        ``0.4 * tol ** -0.3`` times (6 at the default ``tol``, 25 at 1e-6),
+        at about 4.5e11 row-feature products a second (measured on an H200:
+        600,000 x 384 float32, 6 classes, 16 ``C`` on 5 folds, 0.22 s at
+        ``tol=1e-4`` and 0.80 s at ``tol=1e-6``). None with cuML's engine."""
+        if self.engine == "cuml":
+            return None
+        passes = sum(0.4 * float(c.get("tol", self.tol)) ** -0.3 for c in candidates)
+        return n_folds * n_train * n_features * passes / 4.5e11
+
     def _batch_params(self) -> frozenset:
         """``C`` values can be optimised together (one L-BFGS over all rows);
         cuML's engine fits them one at a time."""

@@ -25,11 +25,14 @@ How the work travels:
   upload to that worker's GPU happens once and every later task of the
   search indexes the resident copy. The cache is dropped when the search
   ends (:func:`_forget`).
-- **Warm workers.** Before the data go out, every worker starts, in a
-  thread, the set-up its first task would wait for (CuPy's import, the CUDA
-  context, gpuml's kernel compiles, cuBLAS and cuSOLVER:
+- **Warm workers.** Before anything else, every worker starts, in a
+  thread, the set-up its first task would wait for (CuPy's import, the
+  CUDA context, gpuml's kernel compiles, cuBLAS and cuSOLVER:
   :func:`_warm_worker`), so that it overlaps the data's journey; a worker
-  does it once.
+  does it once, and tells the scheduler when it is done.
+- **Small searches stay.** On a GPU, a search that its estimator estimates
+  to finish sooner in the caller's process than through the cluster (a
+  cold worker counted) runs in process (:func:`worth_dispatching`).
 - **Tasks.** One pure task per unit of work (a candidate group, or the
   groups sharing a Pipeline prefix) and fold: :func:`run_task` runs the
   same :func:`~gpuml.model_selection._tasks.evaluate_unit` as the
@@ -42,11 +45,14 @@ How the work travels:
   resources.
 - **Balance.** When there are too few tasks to keep every worker busy to
   the end (one batched group on 5 folds is 5 tasks: 3 and 2 on two GPUs),
-  batched groups are split by candidates into sub-batches until the tasks
-  divide evenly among the workers (:func:`balance_units`); the data are
-  never duplicated, and results are stored by candidate, in the unsplit
-  search's order (their values may differ in the last digits: a narrower
-  batch rounds differently on a GPU).
+  the tasks left over for the last round are split by candidates into
+  sub-batches, as many and as finely as a cost model says finishes soonest
+  (a task costs its candidates plus a fixed share: a sub-batch repeats its
+  fold's set-up and data passes), and the workers take the tasks longest
+  first (:func:`plan_tasks`); the data are never duplicated, and results
+  are stored by candidate, in the unsplit search's order (their values may
+  differ in the last digits: a narrower batch rounds differently on a
+  GPU).
 - **Collection.** Results are gathered as they complete. A worker lost mid-
   search costs only the tasks it was running: the scheduler runs them
   again on another worker (they are pure), and the search's results do not
@@ -73,7 +79,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
-import math
+import heapq
 import socket
 import sys
 import threading
@@ -90,7 +96,7 @@ from gpuml._array import compute_namespace
 from gpuml._config import config_context, get_config
 from gpuml.base import accepts_device_input
 from gpuml.model_selection import _ipc, _shm
-from gpuml.model_selection._batch import cost_per_candidate
+from gpuml.model_selection._batch import cost_per_candidate, final_step
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._results import (
     failed_result,
@@ -301,8 +307,6 @@ def dispatch(
     start = time.perf_counter()
     token = uuid.uuid4().hex
     config = get_config()
-    if config["device"] != "cpu":
-        client.run(_warm_worker, config, wait=False)
     files: list = []
     tasks = None
     try:
@@ -332,22 +336,134 @@ def dispatch(
         _shm.remove(files)
 
 
-async def _warm_worker(config: dict) -> None:
+#: What a search through the cluster costs beyond its tasks on the workers
+#: (sending the data, scheduling the tasks, collecting their results), about
+#: 0.15 s on two H200s (issue 35), and what a worker that has not finished
+#: starting adds (importing CuPy and gpuml, its CUDA context, loading the
+#: kernels, cuBLAS and cuSOLVER): :func:`worth_dispatching` weighs them.
+DISPATCH_SECONDS = 0.15
+WARM_UP_SECONDS = 2.0
+
+
+def worth_dispatching(client, estimator, candidates, data: SearchData, folds, options):
+    """Whether a search should go to ``client``'s cluster; first, the
+    workers are told to warm up (:func:`_warm_worker`), before anything
+    else is sent.
+
+    On a GPU, a search that its estimator (or a Pipeline's final step)
+    estimates (its ``_search_seconds``) to finish sooner in this process
+    than through the cluster (its time over the number of workers, plus
+    :data:`DISPATCH_SECONDS`, plus :data:`WARM_UP_SECONDS` while a worker
+    is still starting) runs in this process, and says so at ``verbose >=
+    1``. Without an estimate, and on the CPU, every search goes.
+    """
+    config = get_config()
+    if config["device"] != "cpu":
+        client.run(_warm_worker, config, wait=False)
+    name, step = final_step(estimator)
+    estimate = getattr(step, "_search_seconds", None)
+    shape = getattr(data.X, "shape", ())
+    if estimate is None or len(shape) != 2 or not folds or not _on_gpu():
+        return True
+    prefix = f"{name}__" if name is not None else ""
+    params = [
+        {k[len(prefix) :]: v for k, v in c.items() if k.startswith(prefix)}
+        for c in candidates
+    ]
+    n_train = int(np.mean([len(train) for train, _ in folds]))
+    seconds = estimate(n_train, shape[1], params, len(folds))
+    if seconds is None:
+        return True
+    through_cluster = seconds / max(1, len(client.nthreads())) + DISPATCH_SECONDS
+    starting = ""
+    if seconds >= through_cluster and WARM_UP_SECONDS:
+        if not _workers_ready(client):
+            through_cluster += WARM_UP_SECONDS
+            starting = ", some of its workers still starting"
+    if seconds >= through_cluster:
+        return True
+    if options.verbose > 0:
+        print(
+            f"[gpuml dask] this search runs in this process, not on the Dask "
+            f"cluster{starting}: gpuml estimates it at {seconds:.2f} s on one "
+            f"GPU, against {through_cluster:.2f} s through the cluster"
+        )
+    return False
+
+
+def _on_gpu() -> bool:
+    """Whether the search computes on a GPU (the rule above is the GPU's)."""
+    return get_config()["device"] != "cpu" and compute_namespace() is not np
+
+
+#: A worker process's warm-up: started once, done when ``_READY`` is set;
+#: the workers (threads of the process, or the process) waiting to announce
+#: it to their scheduler.
+_READY = threading.Event()
+_warm_lock = threading.Lock()
+_warm_started: list = []
+_warm_waiting: list = []
+#: The scheduler's metadata under which each worker says it is warm.
+READY_KEY = "gpuml-ready"
+
+
+async def _warm_worker(config: dict, dask_worker=None) -> None:
     """On each worker (by ``client.run``, before the data are sent; a
     coroutine, which ``client.run`` may leave running without waiting):
     start in a thread what the worker's first task would otherwise wait
-    for, and return at once. Under the search's configuration, the thread asks for
-    the compute namespace, which on a GPU imports CuPy, creates the CUDA
-    context and starts gpuml's kernel compiles (or cache loads), cuBLAS and
-    cuSOLVER and the pinned staging block in the background
-    (:func:`gpuml._array.compute_namespace`); once per worker process,
-    nothing after. A failure (no GPU) is left for the task to report."""
+    for, and return at once. Under the search's configuration, the thread
+    asks for the compute namespace (on a GPU: CuPy's import, the CUDA
+    context, gpuml's kernel compiles or cache loads, cuBLAS and cuSOLVER,
+    the pinned staging block: :func:`gpuml._array.compute_namespace`) and
+    waits for the kernels and the libraries; then the worker tells its
+    scheduler (metadata ``[READY_KEY, address]``, read by
+    :func:`_workers_ready`). Once per worker process; a failure (no GPU) is
+    left for the task to report."""
 
     def warm():
         with contextlib.suppress(Exception), config_context(**config):
-            compute_namespace()
+            xp = compute_namespace()
+            if xp is not np:
+                from gpuml import _cuda, _linalg
 
-    threading.Thread(target=warm, name="gpuml-warm-worker", daemon=True).start()
+                _cuda.ready()
+                _linalg.warm_libraries(xp.cuda.Device().id)
+        with _warm_lock:
+            _READY.set()
+            waiting = list(_warm_waiting)
+            _warm_waiting.clear()
+        for worker in waiting:
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(
+                    _announce(worker), worker.loop.asyncio_loop
+                )
+
+    with _warm_lock:
+        done, start = _READY.is_set(), not _warm_started
+        _warm_started.append(True)
+        if not done and dask_worker is not None:
+            _warm_waiting.append(dask_worker)
+    if done:
+        await _announce(dask_worker)
+    elif start:
+        threading.Thread(target=warm, name="gpuml-warm-worker", daemon=True).start()
+
+
+async def _announce(worker) -> None:
+    """Tell ``worker``'s scheduler that the worker is warm."""
+    if worker is not None:
+        with contextlib.suppress(Exception):
+            await worker.scheduler.set_metadata(
+                keys=[READY_KEY, worker.address], value=True
+            )
+
+
+def _workers_ready(client) -> bool:
+    """Whether every worker of ``client`` has said it is warm (asked of the
+    scheduler, not the workers: a worker still importing gpuml for its
+    warm-up would make the caller wait)."""
+    ready = client.get_metadata([READY_KEY], default={})
+    return all(ready.get(address) for address in client.nthreads())
 
 
 def check_scheduler(client, answers=None) -> None:
@@ -451,69 +567,89 @@ def _payload_values(client, estimator, data, token, config):
     return shared, how, files
 
 
-# balance_units: the share of the workers' time a schedule keeps busy that is
-# good enough, and the most sub-batches a batched group is split into.
-GOOD_BALANCE = 0.9
+# plan_tasks: the work of one task beyond its candidates' own fits (the
+# fold's set-up, each L-BFGS iteration's data pass and synchronisations, the
+# scoring), in candidates' worth; and the most sub-batches a task is split
+# into. Measured on one H200 (issue 35, dask_balance's 600,000 x 384
+# LogisticRegression, 16 C): a fold's task of k candidates took about
+# 31 ms + 8.2 ms x k at tol=1e-6 (3.8 candidates' worth) and 16 ms + 2 ms x k
+# at tol=1e-4 (8); 4 is the low end, where splitting is most tempting.
+TASK_OVERHEAD = 4.0
 MAX_PIECES = 8
 
 
-def _balance(n_tasks: int, n_workers: int) -> float:
-    """Busy share of ``n_workers`` running ``n_tasks`` equal tasks in rounds."""
-    return n_tasks / (n_workers * math.ceil(n_tasks / n_workers))
+def _makespan(costs, n_workers: int) -> float:
+    """The finish time of ``costs`` run in the given order, each task on the
+    first worker free (what the scheduler does with tasks queued by
+    priority)."""
+    loads = [0.0] * n_workers
+    for cost in costs:
+        heapq.heapreplace(loads, loads[0] + cost)
+    return max(loads)
 
 
-def balance_units(estimator, units: list, n_splits: int, n_workers: int) -> list:
-    """``units`` with batched groups split by candidates for ``n_workers``.
-
-    A unit is ``(pipeline, groups)``; one task runs a unit on one fold. When
-    the ``len(units) * n_splits`` tasks would leave workers idle in the last
-    round (a busy share under :data:`GOOD_BALANCE`) and a batch of the
-    estimator costs about the sum of its candidates' fits
-    (:func:`~gpuml.model_selection._batch.cost_per_candidate`), each unit
-    made of one batched group of several candidates is split into up to
-    ``pieces``
-    sub-batches of consecutive candidates, with the smallest ``pieces`` (at
-    most :data:`MAX_PIECES`) that reaches a good balance, or else the best.
-    A sub-batch fits a subset of its group's candidates on the same fold, so
-    nothing but the per-fold work shared by the batch (a Gram matrix, a data
-    pass per L-BFGS step, a Pipeline's prefix steps) is repeated, and each
-    candidate is still fitted once.
-    """
-    n_tasks = len(units) * n_splits
-    if (
-        n_workers <= 1
-        or not n_tasks
-        or _balance(n_tasks, n_workers) >= GOOD_BALANCE
-        or not cost_per_candidate(estimator)
-    ):
-        return units
-    sizes = [
-        len(groups[0].members) if len(groups) == 1 and groups[0].batched else 1
-        for _, groups in units
+def _split(unit, pieces: int) -> list:
+    """``unit`` (one batched group) as ``pieces`` sub-batches of consecutive
+    candidates."""
+    pipeline, [group] = unit
+    parts = np.array_split(np.arange(len(group.members)), pieces)
+    return [
+        (pipeline, [dataclasses.replace(group, members=[group.members[i] for i in p])])
+        for p in parts
     ]
-    if max(sizes) <= 1:
-        return units
 
-    def tasks_with(pieces):
-        return n_splits * sum(min(pieces, size) for size in sizes)
 
-    best = max(
-        range(2, MAX_PIECES + 1),
-        key=lambda pieces: (
-            min(_balance(tasks_with(pieces), n_workers), GOOD_BALANCE),
-            -pieces,
-        ),
-    )
-    out = []
-    for (pipeline, groups), size in zip(units, sizes, strict=True):
-        if size <= 1:
-            out.append((pipeline, groups))
-            continue
-        [group] = groups
-        for part in np.array_split(np.arange(size), min(best, size)):
-            members = [group.members[i] for i in part]
-            out.append((pipeline, [dataclasses.replace(group, members=members)]))
-    return out
+def plan_tasks(estimator, units: list, n_splits: int, n_workers: int) -> list:
+    """The search's tasks, ``(unit, split)``, in the order to run them.
+
+    A unit is ``(pipeline, groups)``; one task runs a unit on one fold, and
+    costs about :data:`TASK_OVERHEAD` plus its number of candidates. With
+    several workers and a batched estimator whose batch costs about the sum
+    of its candidates' fits
+    (:func:`~gpuml.model_selection._batch.cost_per_candidate`), the tasks
+    that would leave workers idle at the end (one batched group on 5 folds
+    is 5 tasks: 3 and 2 on two GPUs) are split by candidates into
+    sub-batches: the number of tasks split and their number of pieces are
+    those that finish soonest by that cost (the fewest tasks on a tie), so a
+    task is split only where the wait it saves outweighs the work a
+    sub-batch repeats (its fold's set-up and data passes). The tasks are
+    then ordered longest first, the order in which the workers take them.
+    A sub-batch fits a subset of a group's candidates on the same fold:
+    each candidate is still fitted once on each fold.
+    """
+    tasks = [(unit, split) for unit in units for split in range(n_splits)]
+
+    def cost(unit) -> float:
+        return TASK_OVERHEAD + len(_candidates(unit))
+
+    def splittable(unit) -> bool:
+        groups = unit[1]
+        return len(groups) == 1 and groups[0].batched and len(groups[0].members) > 1
+
+    def longest_first(tasks) -> list:
+        return sorted(tasks, key=lambda task: -cost(task[0]))  # stable
+
+    if n_workers <= 1 or not tasks or not cost_per_candidate(estimator):
+        return tasks
+    tasks = longest_first(tasks)
+    best = (_makespan([cost(u) for u, _ in tasks], n_workers), len(tasks), tasks)
+    candidates = [i for i, task in enumerate(tasks) if splittable(task[0])]
+    # The tasks split are the last ones in the longest-first order (those
+    # left over for the last round), at most two rounds' worth.
+    for n_split in range(1, min(len(candidates), 2 * n_workers) + 1):
+        chosen = [tasks[i] for i in candidates[-n_split:]]
+        kept = [t for i, t in enumerate(tasks) if i not in candidates[-n_split:]]
+        for pieces in range(2, MAX_PIECES + 1):
+            pieces_of = [
+                (part, split)
+                for unit, split in chosen
+                for part in _split(unit, min(pieces, len(unit[1][0].members)))
+            ]
+            plan = longest_first(kept + pieces_of)
+            finish = _makespan([cost(u) for u, _ in plan], n_workers)
+            if (finish, len(plan)) < best[:2]:
+                best = (finish, len(plan), plan)
+    return best[2]
 
 
 # How many times in a row (without a task finishing in between) a search
@@ -608,7 +744,9 @@ class _Tasks:
             self.sk_config,
         )
 
-    def submit(self, unit, split: int, completed) -> None:
+    def submit(self, unit, split: int, completed, priority: int = 0) -> None:
+        """Submit the task of ``unit`` on fold ``split`` (a higher
+        ``priority`` runs sooner)."""
         key = f"gpuml-search-{self.tokenize(self.common, unit)}-{split}"
         if self.resubmitted:  # a fresh key: the old one may still be known
             key += f"-{self.resubmitted}"
@@ -624,6 +762,7 @@ class _Tasks:
             self.sk_config,
             key=key,
             resources=self.resources,
+            priority=priority,
         )
         self.futures[future] = (unit, split)
         completed.add(future)
@@ -633,14 +772,13 @@ class _Tasks:
         from distributed import as_completed
 
         n_splits = len(self.payload.folds)
-        units = balance_units(
+        tasks = plan_tasks(
             self.estimator, list(units), n_splits, len(self.client.nthreads())
         )
-        members = dict(member for unit in units for member in _candidates(unit))
+        members = dict(member for unit, _ in tasks for member in _candidates(unit))
         completed = as_completed(loop=self.client.loop)
-        for unit in units:
-            for split in range(n_splits):
-                self.submit(unit, split, completed)
+        for rank, (unit, split) in enumerate(tasks):
+            self.submit(unit, split, completed, priority=len(tasks) - rank)
         table: dict = {}
         lost: list = []  # tasks to submit again with the data sent again
         suspects: list = []  # tasks whose worker died too often

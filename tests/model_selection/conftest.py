@@ -20,3 +20,14 @@ def client():
         distributed.Client(cluster, set_as_default=False) as client,
     ):
         yield client
+
+
+@pytest.fixture(autouse=True)
+def send_every_search(monkeypatch):
+    """The search tests' Dask searches are small: on a GPU, gpuml would run
+    them in process (``_dask.worth_dispatching``); they test the dispatch,
+    so every search is sent (the rule has tests of its own)."""
+    from gpuml.model_selection import _dask
+
+    monkeypatch.setattr(_dask, "DISPATCH_SECONDS", 0.0)
+    monkeypatch.setattr(_dask, "WARM_UP_SECONDS", 0.0)

@@ -219,70 +219,177 @@ def _units(estimator, candidates):
     return list(units_of(estimator, _batch.group_candidates(estimator, candidates)))
 
 
+def _plan_shape(plan) -> list:
+    """``(number of candidates, fold)`` of each planned task, in order."""
+    return [(len(_dask._candidates(unit)), split) for unit, split in plan]
+
+
 @pytest.mark.parametrize(
-    "n_candidates, n_splits, n_workers, expected_sizes",
+    "n_candidates, n_splits, n_workers, expected",
     [
-        (16, 5, 2, [8, 8]),  # 5 tasks -> 10: 5 per worker
-        (16, 5, 8, [6, 5, 5]),  # 5 -> 15 tasks: 15 of 16 slots busy
-        (16, 5, 1, [16]),  # one worker: nothing to balance
-        (16, 4, 2, [16]),  # 4 tasks already divide evenly
-        (1, 5, 2, [1]),  # a single candidate cannot be split
-        (2, 5, 4, [1, 1]),  # at most one sub-batch per candidate
+        # 5 tasks on 2 workers: the one left over for the last round split
+        (16, 5, 2, [(16, 0), (16, 1), (16, 2), (16, 3), (8, 4), (8, 4)]),
+        (16, 5, 1, [(16, s) for s in range(5)]),  # one worker: nothing to do
+        (16, 4, 2, [(16, s) for s in range(4)]),  # 4 tasks already divide
+        (1, 5, 2, [(1, s) for s in range(5)]),  # one candidate: no split
+        (40, 3, 2, [(40, 0), (40, 1), (20, 2), (20, 2)]),
     ],
 )
-def test_balance_splits_batched_groups_by_candidates(
-    n_candidates, n_splits, n_workers, expected_sizes
-):
+def test_plan_splits_the_tasks_left_over(n_candidates, n_splits, n_workers, expected):
     candidates = [{"C": float(c)} for c in np.logspace(-2, 2, n_candidates)]
     estimator = LogisticRegression()
     units = _units(estimator, candidates)
-    balanced = _dask.balance_units(estimator, units, n_splits, n_workers)
-    sizes = [len(groups[0].members) for _, groups in balanced]
-    assert sizes == expected_sizes
-    members = [m for _, groups in balanced for g in groups for m in g.members]
-    assert members == units[0][1][0].members  # every candidate once, in order
-    assert all(groups[0].batched for _, groups in balanced)
+    plan = _dask.plan_tasks(estimator, units, n_splits, n_workers)
+    assert _plan_shape(plan) == expected
+    # every candidate on every fold exactly once, in sub-batches of the group
+    fitted = sorted(
+        (index, split) for unit, split in plan for index, _ in _dask._candidates(unit)
+    )
+    assert fitted == [(i, s) for i in range(n_candidates) for s in range(n_splits)]
+    assert all(unit[1][0].batched for unit, _ in plan)
 
 
-def test_balance_splits_only_what_it_should():
+def test_plan_weighs_the_work_a_sub_batch_repeats(monkeypatch):
+    """A split is made only where the wait it saves is more than the work it
+    repeats: with no fixed cost per task the plan balances the candidates'
+    fits exactly; with one, only where the last round gets shorter."""
+    estimator = LogisticRegression()
+    units = _units(estimator, [{"C": float(c)} for c in np.logspace(-2, 2, 12)])
+    monkeypatch.setattr(_dask, "TASK_OVERHEAD", 0.0)
+    for n_workers in (2, 3, 4):
+        plan = _dask.plan_tasks(estimator, units, 5, n_workers)
+        sizes = [n for n, _ in _plan_shape(plan)]
+        assert _dask._makespan(sizes, n_workers) == 12 * 5 / n_workers
+    # Three workers, five tasks: two rounds either way once a sub-batch
+    # costs 4 candidates' worth more than its share (issue 35's measure).
+    monkeypatch.setattr(_dask, "TASK_OVERHEAD", 4.0)
+    assert _plan_shape(_dask.plan_tasks(estimator, units, 5, 3)) == [
+        (12, s) for s in range(5)
+    ]
+
+
+def test_plan_splits_only_what_it_should():
     """Unbatched units are not split, nor batches whose work is shared
-    (Ridge's factorisation per fold); Pipelines follow their final step."""
+    (Ridge's factorisation per fold); Pipelines follow their final step;
+    the longest tasks come first."""
     lr = LogisticRegression()
     one_by_one = _units(lr, [{"fit_intercept": v} for v in (True, False)])
-    assert _dask.balance_units(lr, one_by_one, 5, 2) == one_by_one
+    plan = _dask.plan_tasks(lr, one_by_one, 5, 2)
+    assert _plan_shape(plan) == [(1, s) for _ in range(2) for s in range(5)]
     ridge = _units(Ridge(), [{"alpha": a} for a in ALPHAS])
-    assert _dask.balance_units(Ridge(), ridge, 5, 2) == ridge
+    assert _plan_shape(_dask.plan_tasks(Ridge(), ridge, 5, 2)) == [
+        (len(ALPHAS), s) for s in range(5)
+    ]
     pipeline = make_pipeline(StandardScaler(), LogisticRegression())
     units = _units(pipeline, [{"logisticregression__C": c} for c in (0.1, 1, 10)])
-    balanced = _dask.balance_units(pipeline, units, 5, 2)
-    assert [len(groups[0].members) for _, groups in balanced] == [2, 1]
+    plan = _dask.plan_tasks(pipeline, units, 5, 2)
+    assert [n for n, _ in _plan_shape(plan)][:4] == [3, 3, 3, 3]
     mixed = _units(
-        lr, [{"C": c, "fit_intercept": f} for f in (True, False) for c in ALPHAS]
+        lr,
+        [{"C": c, "fit_intercept": True} for c in ALPHAS]
+        + [{"C": c, "fit_intercept": False} for c in ALPHAS[:2]],
     )
-    assert len(mixed) == 2
-    # 10 tasks on 4 workers (10 of 12 slots): split each group in two -> 20.
-    sizes = [len(g[0].members) for _, g in _dask.balance_units(lr, mixed, 5, 4)]
-    assert sizes == [4, 3, 4, 3]
+    sizes = [n for n, _ in _plan_shape(_dask.plan_tasks(lr, mixed, 5, 3))]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_small_gpu_search_runs_in_process(monkeypatch, capsys):
+    """On a GPU a search that its estimator estimates to finish sooner in
+    process than through the cluster (its time over the workers, plus the
+    cost of sending it, plus a start-up while workers are still warming up)
+    is not sent, and says so at verbose >= 1; larger ones, estimators
+    without an estimate and CPU searches are."""
+    from types import SimpleNamespace
+
+    from sklearn.dummy import DummyClassifier
+    from sklearn.model_selection import KFold
+
+    from gpuml.model_selection._data import SearchData
+    from gpuml.model_selection._results import Options
+
+    monkeypatch.setattr(_dask, "DISPATCH_SECONDS", 0.15)
+    monkeypatch.setattr(_dask, "WARM_UP_SECONDS", 2.0)
+    monkeypatch.setattr(_dask, "_on_gpu", lambda: True)
+    ready = [True]
+    monkeypatch.setattr(_dask, "_workers_ready", lambda client: ready[0])
+    sent = []
+    client = SimpleNamespace(
+        run=lambda *args, **kwargs: sent.append(args[0]),
+        nthreads=lambda: {"tcp://a": 1, "tcp://b": 1},
+    )
+    options = Options(
+        error_score=np.nan,
+        return_train_score=False,
+        verbose=1,
+        n_splits=5,
+        n_candidates=16,
+    )
+    grid = [{"C": float(c)} for c in np.logspace(-3, 2, 16)]
+
+    def worth(estimator, n_samples, n_features, candidates=grid):
+        X = np.empty((n_samples, n_features), dtype=np.float32)
+        data = SearchData(X, np.zeros(n_samples), {}, np)
+        folds = list(KFold(5).split(X))
+        return _dask.worth_dispatching(
+            client, estimator, candidates, data, folds, options
+        )
+
+    # issue 35's searches, 600,000 x 384: 0.22 s at tol=1e-4, 0.80 s at 1e-6
+    assert not worth(LogisticRegression(tol=1e-4), 600_000, 384)
+    assert "runs in this process" in capsys.readouterr().out
+    assert sent == [_dask._warm_worker]  # the workers warm up all the same
+    assert worth(LogisticRegression(tol=1e-6), 600_000, 384)
+    ready[0] = False  # a new cluster: 2 s more through it
+    assert not worth(LogisticRegression(tol=1e-6), 600_000, 384)
+    assert "still starting" in capsys.readouterr().out
+    assert worth(LogisticRegression(tol=1e-6), 6_000_000, 384)
+    ready[0] = True
+    pipeline_grid = [
+        {f"logisticregression__{k}": v for k, v in c.items()} for c in grid
+    ]
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression())
+    assert worth(pipeline, 10**7, 100, pipeline_grid)
+    assert not worth(Ridge(), 1_000_000, 64, [{"alpha": 1.0}])
+    capsys.readouterr()
+    assert worth(DummyClassifier(), 10, 2, [{}])  # no estimate: sent
+    monkeypatch.setattr(_dask, "_on_gpu", lambda: False)
+    assert worth(LogisticRegression(tol=1e-4), 600_000, 384)
+    assert capsys.readouterr().out == ""
+
+
+def test_workers_say_when_they_are_warm(client):
+    """A worker's warm-up ends by telling the scheduler, which the caller
+    asks (not the workers)."""
+    import time
+
+    client.run(_dask._warm_worker, {"device": "cpu"}, wait=False)
+    deadline = time.monotonic() + 20
+    while not _dask._workers_ready(client) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _dask._workers_ready(client)
+    ready = client.get_metadata([_dask.READY_KEY])
+    assert set(ready) == set(client.nthreads())
 
 
 def test_dispatched_batch_is_split_for_the_workers(client, rng, monkeypatch):
-    """One batched group on 5 folds over 2 workers runs as 2 sub-batches per
-    fold, with the in-process search's results."""
+    """One batched group on 5 folds over 2 workers runs as 4 whole tasks and
+    the fifth fold's in 2 sub-batches, with the in-process search's
+    results."""
     seen = []
-    real = _dask.balance_units
+    real = _dask.plan_tasks
 
     def spy(estimator, units, n_splits, n_workers):
         out = real(estimator, units, n_splits, n_workers)
         seen.append((len(units), len(out), n_workers))
         return out
 
-    monkeypatch.setattr(_dask, "balance_units", spy)
+    monkeypatch.setattr(_dask, "plan_tasks", spy)
     X, y = _classification(rng)
     grid = {"C": [0.01, 0.1, 1.0, 10.0]}
     with config_context(device="cpu"):
         ours = GridSearchCV(LogisticRegression(), grid, client=client).fit(X, y)
         expected = GridSearchCV(LogisticRegression(), grid).fit(X, y)
-    assert seen == [(1, 2, 2)]
+    assert seen == [(1, 6, 2)]
     np.testing.assert_array_equal(
         ours.cv_results_["mean_test_score"], expected.cv_results_["mean_test_score"]
     )
@@ -824,23 +931,25 @@ def test_search_on_local_cuda_cluster_matches_in_process(cuda_client, rng):
 
 
 def test_workers_warm_up_under_the_search_configuration(client, rng, monkeypatch):
-    """Before the data go out, each worker starts (in a thread) what its
-    first task would wait for, under the search's configuration; a CPU
-    search asks nothing of the workers."""
+    """Before the data go out, each worker starts (in a thread, once a
+    process) what its first task would wait for, under the search's
+    configuration; a CPU search asks nothing of the workers."""
     import threading
 
     import gpuml
 
     seen = []
-    done = threading.Event()
     real = _dask.compute_namespace
 
     def recording_namespace():
         if threading.current_thread().name == "gpuml-warm-worker":
             seen.append(gpuml.get_config()["device"])
-            if len(seen) == 2:
-                done.set()
         return real()
+
+    # a fresh worker process's state
+    monkeypatch.setattr(_dask, "_READY", threading.Event())
+    monkeypatch.setattr(_dask, "_warm_started", [])
+    monkeypatch.setattr(_dask, "_warm_waiting", [])
 
     monkeypatch.setattr(_dask, "compute_namespace", recording_namespace)
     X, y = _regression(rng)
@@ -849,9 +958,9 @@ def test_workers_warm_up_under_the_search_configuration(client, rng, monkeypatch
     assert seen == []
     import asyncio
 
-    for _ in range(2):  # what dispatch runs on each worker
+    for _ in range(2):  # what a search runs on each worker: once a process
         asyncio.run(_dask._warm_worker({"device": "auto"}))
-    assert done.wait(10) and seen == ["auto", "auto"]
+    assert _dask._READY.wait(10) and seen == ["auto"]
     calls = []
     real_run = client.run
 
