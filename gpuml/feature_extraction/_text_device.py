@@ -137,25 +137,32 @@ def _ascii_tables():
     return _tables_on_device[key]
 
 
-def ascii_buffer(text: str) -> np.ndarray:
-    """The characters of ASCII ``text`` as a uint8 array.
+def _in_place(text: str, width: int):
+    """A view of the characters of ``text``, ``width`` bytes each, in
+    CPython's own buffer, without a copy; None elsewhere, or if the check
+    fails.
 
-    On CPython this is a view of the str's own buffer, with no copy: a
-    compact ASCII string keeps its characters, one byte each, right after
-    its header, and ends with a NUL (``sys.getsizeof`` counts both). The
-    view keeps ``text`` alive; its first, middle and last bytes are checked
-    against ``text`` before it is used. Elsewhere, or if the check fails,
-    an encoded copy.
-    """
+    A compact str (every exact ``str`` CPython makes today, not a
+    subclass's instance) keeps its characters in the narrowest of 1, 2 or 4
+    bytes right after its header, then a NUL; ``str.__sizeof__`` counts
+    them all, so the characters start ``(n + 1) * width`` bytes before the
+    object's end. The view keeps ``text`` alive; its first, middle and last
+    characters are checked against ``text`` before it is used."""
     n = len(text)
-    if sys.implementation.name == "cpython" and n:
-        start = id(text) + sys.getsizeof(text) - n - 1
-        raw = (ctypes.c_char * n).from_address(start)
-        raw.owner = text  # the buffer lives as long as the view
-        view = np.frombuffer(raw, dtype=np.uint8)
-        if all(view[i] == ord(text[i]) for i in (0, n // 2, n - 1)):
-            return view
-    return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    if sys.implementation.name != "cpython" or type(text) is not str or not n:
+        return None
+    start = id(text) + str.__sizeof__(text) - (n + 1) * width
+    raw = (ctypes.c_char * (n * width)).from_address(start)
+    raw.owner = text  # the buffer lives as long as the view
+    view = np.frombuffer(raw, dtype=f"<u{width}")
+    return view if all(view[i] == ord(text[i]) for i in (0, n // 2, n - 1)) else None
+
+
+def ascii_buffer(text: str) -> np.ndarray:
+    """The characters of ASCII ``text`` as a uint8 array: a view of the
+    str's own buffer on CPython (:func:`_in_place`), else an encoded copy."""
+    view = _in_place(text, 1)
+    return view if view is not None else np.frombuffer(text.encode("ascii"), np.uint8)
 
 
 class Documents:
@@ -250,23 +257,18 @@ _RUN_CHARS = 1 << 14
 
 def str_buffer(text: str) -> np.ndarray:
     """The code points of ``text`` in the width CPython stores them: uint8
-    when every character is below U+0100, uint16 below U+10000, else uint32.
-
-    On CPython a view of the str's own buffer, as :func:`ascii_buffer` (a
-    compact str holds its characters in the narrowest of these widths right
-    after its header), checked at its first, middle and last characters;
-    elsewhere, or if the check fails, its UTF-32 encoding."""
+    when every character is below U+0100, uint16 below U+10000, else uint32:
+    a view of the str's own buffer (:func:`_in_place`), the width read from
+    its size; elsewhere, or if that fails, its UTF-32 encoding."""
     if text.isascii():
         return ascii_buffer(text)
-    n = len(text)
-    size = sys.getsizeof(text) if sys.implementation.name == "cpython" else 0
-    width = (size - _COMPACT_HEADER) // (n + 1)
-    if width in (1, 2, 4) and size == _COMPACT_HEADER + (n + 1) * width:
-        raw = (ctypes.c_char * (n * width)).from_address(id(text) + _COMPACT_HEADER)
-        raw.owner = text  # the buffer lives as long as the view
-        view = np.frombuffer(raw, dtype=f"<u{width}")
-        if all(view[i] == ord(text[i]) for i in (0, n // 2, n - 1)):
-            return view
+    size = str.__sizeof__(text) - _COMPACT_HEADER
+    width = size // (len(text) + 1)
+    view = None
+    if width in (1, 2, 4) and size == (len(text) + 1) * width:
+        view = _in_place(text, width)
+    if view is not None:
+        return view
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
 
 
@@ -285,20 +287,21 @@ def str_widths(texts: list[str], lengths: np.ndarray) -> np.ndarray:
     return widths
 
 
-def unicode_pieces(texts: list[str], offsets: np.ndarray, widths, runs: list):
+def unicode_pieces(texts: list[str], offsets, edges, widths, runs: list):
     """The host side of :func:`_unicode_text`: the characters of ``texts``
-    (of :func:`str_widths` ``widths``) as byte arrays to copy one after
+    (of :func:`str_widths` ``widths``), in the pieces of documents that
+    ``edges`` (:func:`_piece_edges`) cut, as byte arrays to copy one after
     another, and in ``runs`` (appended to as the pieces are made) int64
     rows ``(byte start, width, first character, length)``: each run of
     characters and where it goes.
 
-    A piece of consecutive documents (:func:`_piece_edges`) is joined once
-    per character width, the documents of each width together, so that no
-    document is widened on the host (a join of documents of mixed widths
-    copies every character one at a time into the widest); each joined
+    A piece of consecutive documents is joined once per character width,
+    the documents of each width together, so that no document is widened
+    on the host (a join of documents of mixed widths copies every character
+    one at a time into the widest); each joined
     string goes as its own buffer (:func:`str_buffer`), 4-byte aligned."""
     position = 0
-    for a, b in itertools.pairwise(_piece_edges(offsets)):
+    for a, b in itertools.pairwise(edges):
         piece_widths = widths[a:b]
         for width in (1, 2, 4):
             members = a + np.flatnonzero(piece_widths == width)
@@ -358,11 +361,13 @@ def _unicode_text(texts: list[str], offsets: np.ndarray):
     lone surrogates, as the UTF-32 encoding of before did."""
     cupy = get_cupy()
     lengths = np.diff(offsets)
-    n_subjoins = 3 * len(_piece_edges(offsets))
+    edges = _piece_edges(offsets)
     widths = str_widths(texts, lengths)
-    raw = cupy.empty(int(widths @ lengths) + 4 * n_subjoins, dtype=np.uint8)
+    # each piece's joins (one a width) 4-byte aligned
+    raw = cupy.empty(int(widths @ lengths) + 4 * 3 * len(edges), dtype=np.uint8)
     runs: list = []
-    if not pieces_to_device(unicode_pieces(texts, offsets, widths, runs), raw):
+    pieces = unicode_pieces(texts, offsets, edges, widths, runs)
+    if not pieces_to_device(pieces, raw):
         encoded = "".join(texts).encode("utf-32-le", "surrogatepass")
         raw = host_to_device(np.frombuffer(encoded, dtype=np.uint8))
         runs = [_runs(np.arange(len(texts)), offsets, 0, 4)]

@@ -637,8 +637,9 @@ def plan_tasks(estimator, units: list, n_splits: int, n_workers: int) -> list:
     # The tasks split are the last ones in the longest-first order (those
     # left over for the last round), at most two rounds' worth.
     for n_split in range(1, min(len(candidates), 2 * n_workers) + 1):
+        split = set(candidates[-n_split:])
         chosen = [tasks[i] for i in candidates[-n_split:]]
-        kept = [t for i, t in enumerate(tasks) if i not in candidates[-n_split:]]
+        kept = [t for i, t in enumerate(tasks) if i not in split]
         for pieces in range(2, MAX_PIECES + 1):
             pieces_of = [
                 (part, split)

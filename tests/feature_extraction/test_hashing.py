@@ -495,7 +495,11 @@ def test_unicode_pieces_rebuild_the_code_points(rng, monkeypatch):
         monkeypatch.setattr(_text_device, "_JOIN_CHARS", join_chars)
         runs: list = []
         raw = np.concatenate(
-            list(_text_device.unicode_pieces(docs, offsets, widths, runs))
+            list(
+                _text_device.unicode_pieces(
+                    docs, offsets, _text_device._piece_edges(offsets), widths, runs
+                )
+            )
         )
         runs = np.concatenate(runs)
         pieces = len(_text_device._piece_edges(offsets))
@@ -520,6 +524,8 @@ def test_str_buffer_reads_each_width_in_place():
         ("中文" * 5000, np.uint16),
         ("emoji 😀 ok", np.uint32),
         (_Text("a subclass é"), None),
+        (_Text("an ASCII subclass" * 1000), None),  # never read in place
+        (np.str_("numpy's str é"), None),
     ]:
         view = str_buffer(text)
         if dtype is not None:
@@ -581,5 +587,9 @@ def test_str_widths_never_below_the_stored_width(monkeypatch):
     widths = _text_device.str_widths(docs, lengths)
     assert widths[2] == 1  # misread: "中文" is 2 bytes a character
     offsets = np.concatenate(([0], np.cumsum(lengths)))
-    pieces = list(_text_device.unicode_pieces(docs, offsets, widths, []))
+    pieces = list(
+        _text_device.unicode_pieces(
+            docs, offsets, _text_device._piece_edges(offsets), widths, []
+        )
+    )
     assert pieces[-1] is None
