@@ -55,7 +55,7 @@ from benchmarks._timing import (
     row,
     time_call,
 )
-from benchmarks.bench_dask import _max_score_diff, cuda_cluster
+from benchmarks.bench_dask import _breakdown, _max_score_diff, cuda_cluster
 
 N, N_QUICK, P, CLASSES = 600_000, 60_000, 384, 6
 GRID = {"C": np.logspace(-3, 2, 16)}
@@ -131,6 +131,9 @@ def run(quick: bool, repeat: int = 3) -> list[dict]:
                             compare=False,
                         )
                     )
+            print(f"  breakdown, tol={TOLS[-1]:g}, sent:", flush=True)
+            with _settings(_dask, (_SENT,), []):
+                _breakdown(client, lambda c=client: search(TOLS[-1], c).fit(X, y))
         # BENCH_DASK_FIRST=0 skips the first searches (rows 5-7)
         first_tols = TOLS if os.environ.get("BENCH_DASK_FIRST", "1") != "0" else ()
         for tol in first_tols:

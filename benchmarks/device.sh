@@ -2,7 +2,8 @@
 # The one script for the GPU machine (see docs/development.md). From the repo
 # root, with .gpu carried along:
 #   source .gpu/env.sh && bash benchmarks/device.sh [tests|tests-split] [bench NAME...]
-# tests-split needs two GPUs (nvidia-h100-x2): half the suite on each.
+# tests-split needs two or four GPUs (nvidia-h100-x2, -x4): a share of the
+# suite on each.
 # Logs go to $OUT (the device tool brings them back) or /tmp/gpuml-out.
 set -uo pipefail
 out=${OUT:-/tmp/gpuml-out}
@@ -17,20 +18,30 @@ while [[ $# -gt 0 ]]; do
       status=$(( status | PIPESTATUS[0] ))
       ;;
     tests-split)
-      # Two GPUs: two pytest processes, one per GPU, each over half the suite.
+      # One pytest process per GPU (2 or 4), each over a share of the suite.
       shift
-      half_a=(tests/model_selection tests/manifold tests/neighbors)
-      half_b=(tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing
-              tests/test_*.py)
-      CUDA_VISIBLE_DEVICES=0 python3 -m pytest -q -p no:cacheprovider "${half_a[@]}" \
-        >"$out/pytest-a.log" 2>&1 &
-      pid_a=$!
-      CUDA_VISIBLE_DEVICES=1 python3 -m pytest -q -p no:cacheprovider "${half_b[@]}" \
-        >"$out/pytest-b.log" 2>&1
-      status=$(( status | $? ))
-      wait $pid_a
-      status=$(( status | $? ))
-      tail -n 25 "$out/pytest-a.log" "$out/pytest-b.log"
+      n_gpus=$(nvidia-smi -L | wc -l)
+      if (( n_gpus >= 4 )); then
+        groups=("tests/model_selection"
+                "tests/manifold tests/neighbors tests/feature_extraction tests/preprocessing"
+                "tests/linear_model tests/metrics"
+                "$(echo tests/test_*.py)")
+      else
+        groups=("tests/model_selection tests/manifold tests/neighbors"
+                "tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing $(echo tests/test_*.py)")
+      fi
+      pids=()
+      for i in "${!groups[@]}"; do
+        # shellcheck disable=SC2086 # each group is a list of paths
+        CUDA_VISIBLE_DEVICES=$i python3 -m pytest -q -p no:cacheprovider ${groups[$i]} \
+          >"$out/pytest-$i.log" 2>&1 &
+        pids+=($!)
+      done
+      for pid in "${pids[@]}"; do
+        wait "$pid"
+        status=$(( status | $? ))
+      done
+      for i in "${!groups[@]}"; do tail -n 25 "$out/pytest-$i.log"; done
       ;;
     bench)
       shift

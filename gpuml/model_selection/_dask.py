@@ -158,6 +158,57 @@ def active_client(explicit=None):
         return None
 
 
+def _packed_indices(rows: np.ndarray):
+    """``rows`` (int64 indices) as ``(start, stop)`` when they are a run of
+    consecutive indices, else as int32 when they fit."""
+    if len(rows) and rows[-1] - rows[0] == len(rows) - 1:
+        if np.array_equal(rows, np.arange(rows[0], rows[-1] + 1)):
+            return int(rows[0]), int(rows[-1]) + 1
+    if len(rows) and 0 <= rows.min() and rows.max() < 2**31:
+        return rows.astype(np.int32)
+    return rows
+
+
+def _unpacked_indices(packed) -> np.ndarray:
+    if isinstance(packed, tuple):
+        return np.arange(*packed, dtype=np.int64)
+    return packed.astype(np.int64, copy=False)
+
+
+def pack_folds(folds: list) -> list:
+    """The folds' host index arrays in fewer bytes, exactly recoverable
+    (:func:`unpack_folds`): a test set that is a run of consecutive rows as
+    its ends, other indices as int32, and a training set that is every other
+    row in ascending order (as scikit-learn's KFold and StratifiedKFold
+    give) as ``None``."""
+    packed = []
+    for train, test in folds:
+        n = len(train) + len(test)
+        rest = np.ones(n, dtype=bool)
+        inside = len(test) == 0 or (0 <= test.min() and test.max() < n)
+        if inside:
+            rest[test] = False
+        complement = inside and np.array_equal(np.flatnonzero(rest), train)
+        train_packed = None if complement else _packed_indices(train)
+        packed.append((n, train_packed, _packed_indices(test)))
+    return packed
+
+
+def unpack_folds(packed: list) -> list:
+    """The folds that :func:`pack_folds` packed (int64 indices)."""
+    folds = []
+    for n, train, test in packed:
+        test = _unpacked_indices(test)
+        if train is None:
+            rest = np.ones(n, dtype=bool)
+            rest[test] = False
+            train = np.flatnonzero(rest).astype(np.int64, copy=False)
+        else:
+            train = _unpacked_indices(train)
+        folds.append((train, test))
+    return folds
+
+
 class _Payload:
     """Everything a worker needs from the caller, shipped once per search.
 
@@ -171,9 +222,18 @@ class _Payload:
 
     def __init__(self, token: str, values: dict, folds: list):
         self.token, self.values, self.folds = token, values, folds
+        self._packed = None
+
+    def __getstate__(self):
+        # The folds travel packed (pack_folds): a 5-fold split of 1,000,000
+        # rows is 40 MB of indices, sent to every worker.
+        if self._packed is None:
+            self._packed = pack_folds(self.folds)
+        return {"token": self.token, "values": self.values, "folds": self._packed}
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        self.token, self.values = state["token"], state["values"]
+        self.folds, self._packed = unpack_folds(state["folds"]), None
         _Payload.received[self.token] += 1
 
     def resolved(self, *, aligned: bool) -> tuple:
@@ -346,9 +406,11 @@ WARM_UP_SECONDS = 2.0
 
 
 def worth_dispatching(client, estimator, candidates, data: SearchData, folds, options):
-    """Whether a search should go to ``client``'s cluster; first, the
-    workers are told to warm up (:func:`_warm_worker`), before anything
-    else is sent.
+    """Whether a search should go to ``client``'s cluster. A search that
+    goes tells the workers to warm up (:func:`warm_up`) before anything
+    else is sent; one kept in this process leaves that to its caller, after
+    the search (a new cluster's warm-up beside the search slows it: issue
+    35, four GPUs).
 
     On a GPU, a search that its estimator (or a Pipeline's final step)
     estimates (its ``_search_seconds``) to finish sooner in this process
@@ -357,9 +419,21 @@ def worth_dispatching(client, estimator, candidates, data: SearchData, folds, op
     is still starting) runs in this process, and says so at ``verbose >=
     1``. Without an estimate, and on the CPU, every search goes.
     """
+    send = _worth_dispatching(client, estimator, candidates, data, folds, options)
+    if send:
+        warm_up(client)
+    return send
+
+
+def warm_up(client) -> None:
+    """Start each worker's warm-up (:func:`_warm_worker`) under this
+    search's configuration, on a GPU; the workers' answers not awaited."""
     config = get_config()
     if config["device"] != "cpu":
-        client.run(_warm_worker, config, wait=False)
+        _start_warm_up(client, config)
+
+
+def _worth_dispatching(client, estimator, candidates, data, folds, options) -> bool:
     name, step = final_step(estimator)
     estimate = getattr(step, "_search_seconds", None)
     shape = getattr(data.X, "shape", ())
@@ -389,6 +463,19 @@ def worth_dispatching(client, estimator, candidates, data: SearchData, folds, op
             f"GPU, against {through_cluster:.2f} s through the cluster"
         )
     return False
+
+
+def _start_warm_up(client, config: dict) -> None:
+    """``client.run(_warm_worker, config, wait=False)`` without waiting for
+    the workers' answers: a fresh worker imports gpuml to unpickle the
+    function before it answers (0.2 s on a new cluster of two GPUs, issue
+    35), which a search kept in this process need not wait for. Errors are
+    left for the search's tasks to meet."""
+    coroutine = client.run(
+        _warm_worker, config, wait=False, on_error="ignore", asynchronous=True
+    )
+    future = asyncio.run_coroutine_threadsafe(coroutine, client.loop.asyncio_loop)
+    future.add_done_callback(lambda done: done.exception())  # read: no warning
 
 
 def _on_gpu() -> bool:
@@ -554,14 +641,9 @@ def _payload_values(client, estimator, data, token, config):
         if device and not _ipc.usable(client, list(device.values()), config):
             device = {}
     values = {k: device[k] if k in device else download(v) for k, v in arrays.items()}
-    shared, files = _shm.share(values, token)
-    try:
-        if files and not _shm.reachable(client, files):
-            _shm.remove(files)  # a worker on another machine: send the arrays
-            shared, files = values, []
-    except BaseException:
-        _shm.remove(files)
-        raise
+    shared, files = values, []
+    if _shm.wanted(values) and _shm.reachable(client, token):
+        shared, files = _shm.share(values, token)
     ways = [w for w, used in (("CUDA IPC", device), ("shared memory", files)) if used]
     how = f" (large arrays through {' and '.join(ways)})" if ways else ""
     return shared, how, files

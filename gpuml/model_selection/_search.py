@@ -55,7 +55,7 @@ from gpuml.metrics._scorer import (
 from gpuml.model_selection import _parallel
 from gpuml.model_selection._batch import final_step, group_candidates, is_pipeline
 from gpuml.model_selection._callbacks import NO_HOOKS, EvaluationHooks
-from gpuml.model_selection._dask import search_client, worth_dispatching
+from gpuml.model_selection._dask import search_client, warm_up, worth_dispatching
 from gpuml.model_selection._data import SearchData, download
 from gpuml.model_selection._progress import Progress
 from gpuml.model_selection._results import Options, resolve_deferred
@@ -170,10 +170,11 @@ def evaluate(
     ``hooks`` are the callback hooks of the evaluations (``_callbacks.py``):
     work sent to other processes has its hooks called here, around it.
     """
+    kept = None  # a client whose cluster this search does not use
     if client is not None and not worth_dispatching(
         client, estimator, candidates, data, folds, options
     ):
-        client = None
+        kept, client = client, None
     groups = group_candidates(estimator, candidates)
     units = list(_units(estimator, groups))
     table: dict = {}
@@ -239,6 +240,8 @@ def evaluate(
         progress.close()
         for index, split in pairs:
             hooks.end(index, split, rows(split))
+    if kept is not None:
+        warm_up(kept)  # for the next search, now that this one is done
     out = [table[i, s] for i in range(len(candidates)) for s in range(len(folds))]
     resolve_deferred(out)
     return out

@@ -10,9 +10,10 @@ copies the data before uploading it to its GPU.
 
 It is used only when it can work: on a system with ``/dev/shm`` and room in
 it, for contiguous numeric arrays of at least :data:`MIN_BYTES`, and when
-every worker confirms (:func:`reachable`) that it sees the files, which
-fails for workers on other machines. Otherwise the arrays travel in the
-payload as usual.
+every worker confirms (:func:`reachable`, asked with a small file before
+the data are written) that it sees this process's files, which fails for
+workers on other machines. Otherwise the arrays travel in the payload as
+usual.
 
 The files hold the training data, so they are private and short-lived:
 
@@ -167,9 +168,27 @@ def _sees(handles: list[SharedArray]) -> bool:
         return False
 
 
-def reachable(client, handles: list[SharedArray]) -> bool:
-    """Whether every worker of ``client`` sees the shared files."""
-    answers = client.run(_sees, handles)
+def wanted(values: dict) -> bool:
+    """Whether any of ``values`` would be written to shared memory."""
+    return os.path.isdir(SHM_DIR) and any(map(_worth_sharing, values.values()))
+
+
+def reachable(client, token: str) -> bool:
+    """Whether every worker of ``client`` sees this process's files in
+    shared memory: a file of a few bytes is written, looked for by every
+    worker, and removed. Asked before the data are written, so that a
+    cluster with workers on other machines costs no write of the data."""
+    path = os.path.join(SHM_DIR, f"{_owner_prefix(os.getpid())}{token}-probe")
+    handles: list[SharedArray] = []
+    try:
+        _write_private(
+            path, memoryview(bytes(8)), SharedArray(path, (8,), "|u1", False), handles
+        )
+        answers = client.run(_sees, handles)
+    except OSError:
+        return False
+    finally:
+        remove(handles)
     return bool(answers) and all(answers.values())
 
 

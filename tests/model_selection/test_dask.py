@@ -7,8 +7,10 @@ the data-once and lost-worker tests start worker processes.
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -313,10 +315,10 @@ def test_small_gpu_search_runs_in_process(monkeypatch, capsys):
     ready = [True]
     monkeypatch.setattr(_dask, "_workers_ready", lambda client: ready[0])
     sent = []
-    client = SimpleNamespace(
-        run=lambda *args, **kwargs: sent.append(args[0]),
-        nthreads=lambda: {"tcp://a": 1, "tcp://b": 1},
+    monkeypatch.setattr(
+        _dask, "_start_warm_up", lambda client, config: sent.append(_dask._warm_worker)
     )
+    client = SimpleNamespace(nthreads=lambda: {"tcp://a": 1, "tcp://b": 1})
     options = Options(
         error_score=np.nan,
         return_train_score=False,
@@ -337,8 +339,9 @@ def test_small_gpu_search_runs_in_process(monkeypatch, capsys):
     # issue 35's searches, 600,000 x 384: 0.22 s at tol=1e-4, 0.80 s at 1e-6
     assert not worth(LogisticRegression(tol=1e-4), 600_000, 384)
     assert "runs in this process" in capsys.readouterr().out
-    assert sent == [_dask._warm_worker]  # the workers warm up all the same
+    assert sent == []  # warmed after the search (test below), not beside it
     assert worth(LogisticRegression(tol=1e-6), 600_000, 384)
+    assert sent == [_dask._warm_worker]  # sent: warmed first
     ready[0] = False  # a new cluster: 2 s more through it
     assert not worth(LogisticRegression(tol=1e-6), 600_000, 384)
     assert "still starting" in capsys.readouterr().out
@@ -357,6 +360,30 @@ def test_small_gpu_search_runs_in_process(monkeypatch, capsys):
     assert capsys.readouterr().out == ""
 
 
+def test_search_kept_in_process_warms_the_workers_after_it(client, monkeypatch, rng):
+    """A search that gpuml keeps in this process starts the workers'
+    warm-up once it is done, not beside it."""
+    from gpuml.model_selection import _search
+
+    monkeypatch.setattr(_dask, "_on_gpu", lambda: True)
+    monkeypatch.setattr(_dask, "DISPATCH_SECONDS", 100.0)  # kept
+    events = []
+    monkeypatch.setattr(
+        _dask, "_start_warm_up", lambda client, config: events.append("warm")
+    )
+    real = _search.evaluate_unit
+    monkeypatch.setattr(
+        _search,
+        "evaluate_unit",
+        lambda *args, **kwargs: events.append("fit") or real(*args, **kwargs),
+    )
+    X, y = _classification(rng)
+    with config_context(device="auto"):
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=3)
+        search.set_params(client=client).fit(X, y)
+    assert events == ["fit", "warm"]
+
+
 def test_workers_say_when_they_are_warm(client):
     """A worker's warm-up ends by telling the scheduler, which the caller
     asks (not the workers)."""
@@ -369,6 +396,34 @@ def test_workers_say_when_they_are_warm(client):
     assert _dask._workers_ready(client)
     ready = client.get_metadata([_dask.READY_KEY])
     assert set(ready) == set(client.nthreads())
+
+
+_LOADED: list = []
+
+
+def _slow_to_load():
+    time.sleep(1.0)  # as a fresh worker importing gpuml to unpickle it
+    _LOADED.append(1)
+    return _SlowToLoad()
+
+
+class _SlowToLoad:
+    def __reduce__(self):
+        return _slow_to_load, ()
+
+
+def test_warm_up_does_not_wait_for_the_workers(client):
+    """The warm-up is started without waiting for the workers' answers: a
+    search kept in this process does not wait for fresh workers to unpickle
+    it (importing gpuml; here, an argument slow to unpickle)."""
+    _LOADED.clear()
+    start = time.monotonic()
+    _dask._start_warm_up(client, {"device": "cpu", "slow": _SlowToLoad()})
+    assert time.monotonic() - start < 0.5
+    deadline = time.monotonic() + 20
+    while len(_LOADED) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(_LOADED) == 2  # it reached each worker
 
 
 def test_dispatched_batch_is_split_for_the_workers(client, rng, monkeypatch):
@@ -704,6 +759,84 @@ def test_same_host_workers_map_shared_memory(process_client, monkeypatch, rng):
     assert not leftover
 
 
+def test_workers_that_do_not_see_the_files_get_the_data_unwritten(
+    client, monkeypatch, rng
+):
+    """Workers on other machines (here: ones told they see no file) are
+    found with a small file before the data would be written: nothing is
+    written to shared memory, the arrays travel in the payload, and the
+    results are unchanged."""
+    from gpuml.model_selection import _shm
+
+    if not os.path.isdir(_shm.SHM_DIR):
+        pytest.skip("no /dev/shm")
+    monkeypatch.setattr(_shm, "MIN_BYTES", 0)
+    monkeypatch.setattr(_shm, "_sees", lambda handles: False)  # in-process workers
+    shared = []
+    real = _shm.share
+    monkeypatch.setattr(
+        _shm, "share", lambda values, token: shared.append(1) or real(values, token)
+    )
+    X, y = _regression(rng)
+    before = set(os.listdir(_shm.SHM_DIR))
+    with config_context(device="cpu"):
+        theirs = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=4).fit(X, y)
+        ours = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=4, client=client).fit(X, y)
+    _assert_same_results(ours, theirs)
+    assert not shared
+    assert not {f for f in set(os.listdir(_shm.SHM_DIR)) - before if "gpuml" in f}
+
+
+@pytest.mark.parametrize(
+    "folds",
+    [
+        "KFold",
+        "StratifiedKFold",
+        "ShuffleSplit",
+        "TimeSeriesSplit",
+        "GroupKFold",
+        "custom",
+    ],
+)
+def test_folds_travel_packed_and_come_back_exactly(rng, folds):
+    """The payload's folds are packed for the trip (ranges, int32, training
+    sets as the complement) and unpacked to the same int64 indices, in the
+    same order, whatever the splitter gave."""
+    from sklearn import model_selection as ms
+
+    n = 1000
+    X, y = np.zeros((n, 1)), rng.integers(0, 3, n)
+    groups = rng.integers(0, 20, n)
+    splitters = {
+        "KFold": ms.KFold(4),
+        "StratifiedKFold": ms.StratifiedKFold(4, shuffle=True, random_state=0),
+        "ShuffleSplit": ms.ShuffleSplit(3, train_size=0.5, random_state=0),
+        "TimeSeriesSplit": ms.TimeSeriesSplit(3),
+        "GroupKFold": ms.GroupKFold(4),
+    }
+    if folds == "custom":  # repeated, unsorted, negative and empty index sets
+        pairs = [
+            (np.array([5, 3, 3, 9]), np.array([1, 1, 0])),
+            (np.arange(n - 1, -1, -1), np.array([], dtype=np.int64)),
+            (np.array([], dtype=np.int64), np.arange(n)),
+            (np.array([-1, 2, 4]), np.array([0, 1])),
+            (np.array([0, 2**40]), np.array([3, 7])),
+        ]
+    else:
+        extra = {"groups": groups} if folds == "GroupKFold" else {}
+        pairs = list(splitters[folds].split(X, y, **extra))
+    pairs = [(np.asarray(a, np.int64), np.asarray(b, np.int64)) for a, b in pairs]
+    payload = _dask._Payload("t", {"X": None}, pairs)
+    packed = pickle.loads(pickle.dumps(payload))
+    assert len(packed.folds) == len(pairs)
+    for (train, test), (got_train, got_test) in zip(pairs, packed.folds, strict=True):
+        for want, got in ((train, got_train), (test, got_test)):
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, want)
+    if folds == "KFold":  # ranges and complements: a few bytes a fold
+        assert len(pickle.dumps(payload)) < 2000
+
+
 def test_payload_realigns_arrays_for_host_compute():
     """A pickled buffer can land misaligned in a worker's received frame;
     host (NumPy) compute gets an aligned copy, a GPU upload takes it as is."""
@@ -973,5 +1106,6 @@ def test_workers_warm_up_under_the_search_configuration(client, rng, monkeypatch
         search = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=3, client=client)
         search.fit(X, y)
     warm = [c for c in calls if c[0] is _dask._warm_worker]
-    assert warm == [(_dask._warm_worker, ({"device": "auto"},), {"wait": False})]
+    kwargs = {"wait": False, "on_error": "ignore", "asynchronous": True}
+    assert warm == [(_dask._warm_worker, ({"device": "auto"},), kwargs)]
     assert calls.index(warm[0]) == 0  # before anything else, the data included
