@@ -176,6 +176,7 @@ def _settings(_dask, settings, sent: list):
         name: getattr(_dask, name)
         for name in (
             "DISPATCH_SECONDS",
+            "DISPATCH_SECONDS_PER_WORKER",
             "WARM_UP_SECONDS",
             "MAX_PIECES",
             "GOOD_BALANCE",
@@ -185,7 +186,10 @@ def _settings(_dask, settings, sent: list):
     worth = getattr(_dask, "worth_dispatching", None)
     try:
         if _SENT in settings and "DISPATCH_SECONDS" in saved:
-            _dask.DISPATCH_SECONDS = _dask.WARM_UP_SECONDS = 0.0
+            for name in ("DISPATCH_SECONDS", "DISPATCH_SECONDS_PER_WORKER"):
+                if name in saved:
+                    setattr(_dask, name, 0.0)
+            _dask.WARM_UP_SECONDS = 0.0
         if _WHOLE in settings:
             if hasattr(_dask, "plan_tasks"):
                 _dask.MAX_PIECES = 1

@@ -38,6 +38,7 @@ from sklearn.model_selection import KFold
 
 from benchmarks import bench_dask, bench_dask_balance
 from benchmarks._timing import cupy_or_none, no_gpu_reason, row, time_call
+from benchmarks.bench_dask_balance import _SENT, _settings
 
 
 def _gpu_count() -> int:
@@ -172,38 +173,37 @@ def run(quick: bool, repeat: int = 2) -> list[dict]:
                 row(name, "gpuml, in process", "NumPy, 1 GPU", t, compare=False)
             )
         for nodes, per_node in layouts(n_gpus):
-            with stand_in_cluster(nodes, per_node) as client, as_other_machines():
-                saved = _dask.DISPATCH_SECONDS, _dask.WARM_UP_SECONDS
-                _dask.DISPATCH_SECONDS = _dask.WARM_UP_SECONDS = 0.0  # always sent
-                try:
-                    for name, search, X, y in workloads:
-                        t_one, fitted = one[name]
-                        t, got = time_call(
-                            lambda s=search, c=client, X=X, y=y: s(c).fit(X, y),
-                            repeat,
+            with (
+                stand_in_cluster(nodes, per_node) as client,
+                as_other_machines(),
+                _settings(_dask, (_SENT,), []),  # always sent
+            ):
+                for name, search, X, y in workloads:
+                    t_one, fitted = one[name]
+                    t, got = time_call(
+                        lambda s=search, c=client, X=X, y=y: s(c).fit(X, y),
+                        repeat,
+                    )
+                    same = got.best_params_ == fitted.best_params_
+                    rows.append(
+                        row(
+                            name,
+                            f"gpuml, Dask, {nodes} nodes x {per_node} GPU",
+                            "NumPy, TCP, dask cuda worker",
+                            t,
+                            f"{t_one / t:.2f}x in process; best "
+                            f"{'same' if same else 'DIFFERENT'}; max |Δ split "
+                            f"score| {bench_dask._max_score_diff(got, fitted):.1e}",
+                            compare=False,
                         )
-                        same = got.best_params_ == fitted.best_params_
-                        rows.append(
-                            row(
-                                name,
-                                f"gpuml, Dask, {nodes} nodes x {per_node} GPU",
-                                "NumPy, TCP, dask cuda worker",
-                                t,
-                                f"{t_one / t:.2f}x in process; best "
-                                f"{'same' if same else 'DIFFERENT'}; max |Δ split "
-                                f"score| {bench_dask._max_score_diff(got, fitted):.1e}",
-                                compare=False,
-                            )
-                        )
-                        print(f"  breakdown, {nodes} x {per_node}, {name}:", flush=True)
-                        bench_dask._breakdown(
-                            client,
-                            lambda s=search, c=client, X=X, y=y: (
-                                s(c).set_params(verbose=1).fit(X, y)
-                            ),
-                        )
-                finally:
-                    _dask.DISPATCH_SECONDS, _dask.WARM_UP_SECONDS = saved
+                    )
+                    print(f"  breakdown, {nodes} x {per_node}, {name}:", flush=True)
+                    bench_dask._breakdown(
+                        client,
+                        lambda s=search, c=client, X=X, y=y: (
+                            s(c).set_params(verbose=1).fit(X, y)
+                        ),
+                    )
     return rows
 
 

@@ -397,11 +397,15 @@ def dispatch(
 
 
 #: What a search through the cluster costs beyond its tasks on the workers
-#: (sending the data, scheduling the tasks, collecting their results), about
-#: 0.15 s on two H200s (issue 35), and what a worker that has not finished
-#: starting adds (importing CuPy and gpuml, its CUDA context, loading the
-#: kernels, cuBLAS and cuSOLVER): :func:`worth_dispatching` weighs them.
-DISPATCH_SECONDS = 0.15
+#: (sending the data, scheduling the tasks, collecting their results): a
+#: fixed part and a part per worker, about 0.15 s on two GPUs and 0.2 s on
+#: four (issue 35 on two H200s; issue 41 on four H100s: the time before the
+#: first task grows with the workers); and what a worker that has not
+#: finished starting adds (importing CuPy and gpuml, its CUDA context,
+#: loading the kernels, cuBLAS and cuSOLVER): :func:`worth_dispatching`
+#: weighs them.
+DISPATCH_SECONDS = 0.1
+DISPATCH_SECONDS_PER_WORKER = 0.025
 WARM_UP_SECONDS = 2.0
 
 
@@ -415,8 +419,9 @@ def worth_dispatching(client, estimator, candidates, data: SearchData, folds, op
     On a GPU, a search that its estimator (or a Pipeline's final step)
     estimates (its ``_search_seconds``) to finish sooner in this process
     than through the cluster (its time over the number of workers, plus
-    :data:`DISPATCH_SECONDS`, plus :data:`WARM_UP_SECONDS` while a worker
-    is still starting) runs in this process, and says so at ``verbose >=
+    :data:`DISPATCH_SECONDS` and :data:`DISPATCH_SECONDS_PER_WORKER` for
+    each worker, plus :data:`WARM_UP_SECONDS` while a worker is still
+    starting) runs in this process, and says so at ``verbose >=
     1``. Without an estimate, and on the CPU, every search goes.
     """
     send = _worth_dispatching(client, estimator, candidates, data, folds, options)
@@ -448,7 +453,10 @@ def _worth_dispatching(client, estimator, candidates, data, folds, options) -> b
     seconds = estimate(n_train, shape[1], params, len(folds))
     if seconds is None:
         return True
-    through_cluster = seconds / max(1, len(client.nthreads())) + DISPATCH_SECONDS
+    n_workers = max(1, len(client.nthreads()))
+    through_cluster = (
+        seconds / n_workers + DISPATCH_SECONDS + DISPATCH_SECONDS_PER_WORKER * n_workers
+    )
     starting = ""
     if seconds >= through_cluster and WARM_UP_SECONDS:
         if not _workers_ready(client):

@@ -30,4 +30,5 @@ def send_every_search(monkeypatch):
     from gpuml.model_selection import _dask
 
     monkeypatch.setattr(_dask, "DISPATCH_SECONDS", 0.0)
+    monkeypatch.setattr(_dask, "DISPATCH_SECONDS_PER_WORKER", 0.0)
     monkeypatch.setattr(_dask, "WARM_UP_SECONDS", 0.0)

@@ -309,7 +309,8 @@ def test_small_gpu_search_runs_in_process(monkeypatch, capsys):
     from gpuml.model_selection._data import SearchData
     from gpuml.model_selection._results import Options
 
-    monkeypatch.setattr(_dask, "DISPATCH_SECONDS", 0.15)
+    monkeypatch.setattr(_dask, "DISPATCH_SECONDS", 0.1)
+    monkeypatch.setattr(_dask, "DISPATCH_SECONDS_PER_WORKER", 0.025)
     monkeypatch.setattr(_dask, "WARM_UP_SECONDS", 2.0)
     monkeypatch.setattr(_dask, "_on_gpu", lambda: True)
     ready = [True]
@@ -318,7 +319,8 @@ def test_small_gpu_search_runs_in_process(monkeypatch, capsys):
     monkeypatch.setattr(
         _dask, "_start_warm_up", lambda client, config: sent.append(_dask._warm_worker)
     )
-    client = SimpleNamespace(nthreads=lambda: {"tcp://a": 1, "tcp://b": 1})
+    workers = {"tcp://a": 1, "tcp://b": 1}
+    client = SimpleNamespace(nthreads=lambda: workers)
     options = Options(
         error_score=np.nan,
         return_train_score=False,
@@ -355,6 +357,12 @@ def test_small_gpu_search_runs_in_process(monkeypatch, capsys):
     assert not worth(Ridge(), 1_000_000, 64, [{"alpha": 1.0}])
     capsys.readouterr()
     assert worth(DummyClassifier(), 10, 2, [{}])  # no estimate: sent
+    # four workers: 0.21 s / 4 + 0.2 s, more than one GPU alone; the longer
+    # search still goes (issue 41: sent, it took 0.97x at 1e-4, 1.5x at 1e-6)
+    workers.update({"tcp://c": 1, "tcp://d": 1})
+    assert not worth(LogisticRegression(tol=1e-4), 600_000, 384)
+    assert worth(LogisticRegression(tol=1e-6), 600_000, 384)
+    capsys.readouterr()
     monkeypatch.setattr(_dask, "_on_gpu", lambda: False)
     assert worth(LogisticRegression(tol=1e-4), 600_000, 384)
     assert capsys.readouterr().out == ""
