@@ -6,7 +6,12 @@ Datasets of issue 16:
   n_classes=10, n_clusters_per_class=1, random_state=0)``, float32;
 - ``digits``: scikit-learn's ``load_digits`` (1,797 x 64);
 - ``blobs``: ``make_blobs(200_000, 32, centers=20, random_state=0)``,
-  float32.
+  float32;
+
+and 3-D manifolds of 100,000 points (issue 36), float32: ``swiss``
+(``make_swiss_roll(noise=0.05, random_state=0)``), ``scurve``
+(``make_s_curve``, the same), ``sphere`` (the unit sphere, Gaussian
+directions) and ``torus`` (radii 2 and 1, uniform angles), both seeded 0.
 
 For each: gpuml's ``UMAP(random_state=0).fit_transform`` from the NumPy
 array (the copy to the device included), first call in this process and
@@ -36,10 +41,35 @@ import time
 
 import numpy as np
 
+MANIFOLDS = ("swiss", "scurve", "sphere", "torus")
+
+
+def manifold(name: str, n: int = 100_000):
+    """A 3-D manifold of ``n`` points (float32) and its first coordinate
+    along the manifold (the labels' stand-in)."""
+    from sklearn.datasets import make_s_curve, make_swiss_roll
+
+    rng = np.random.default_rng(0)
+    if name == "swiss":
+        X, t = make_swiss_roll(n, noise=0.05, random_state=0)
+    elif name == "scurve":
+        X, t = make_s_curve(n, noise=0.05, random_state=0)
+    elif name == "sphere":
+        X = rng.normal(size=(n, 3))
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+        t = X[:, 2]
+    else:
+        u, v = rng.uniform(0, 2 * np.pi, (2, n))
+        X = np.c_[(2 + np.cos(v)) * np.cos(u), (2 + np.cos(v)) * np.sin(u), np.sin(v)]
+        t = u
+    return X.astype(np.float32), t
+
 
 def dataset(name: str, n: int | None = None):
     from sklearn.datasets import load_digits, make_blobs, make_classification
 
+    if name in MANIFOLDS:
+        return manifold(name, n or 100_000)
     if name == "classification":
         X, y = make_classification(
             n or 60_000,

@@ -286,27 +286,35 @@ extern "C" __global__ void layout_start(const float* epochs_per_sample, long lon
     }
 }
 
-// One epoch of umap-learn's optimize_layout_euclidean, one thread per head
-// vertex v, which walks its edges (CSR, sorted keys row * n_tail + tail) in
-// order, moving its own position `current` (in registers) toward each
+// One part of an epoch of umap-learn's optimize_layout_euclidean, one
+// thread per head vertex v, which walks its edges of this part (CSR, sorted
+// keys row * n_tail + tail; part `part` of `parts` is the slots
+// [indptr[v] + deg * part / parts, indptr[v] + deg * (part + 1) / parts))
+// in order, moving its own position `current` (in registers) toward each
 // sampled edge's tail and away from its negative samples, as umap-learn
-// moves `current`; every other position is read from the epoch's start
-// (`tail_embedding`), so that the result does not depend on the threads'
-// timing. In a fit the graph holds both directions of each edge and each
-// end moves itself when its own direction is sampled (umap-learn also moves
-// the tail, move_other; see _umap_layout.py).
+// moves `current`; every other position is read as it was when the part
+// began (`tail_embedding`), so that the result does not depend on the
+// threads' timing. A fit runs an epoch in several parts, so that a move
+// reaches the neighbours within the epoch (see _umap_layout.py). In a fit
+// the graph holds both directions of each edge and each end moves itself
+// when its own direction is sampled (umap-learn also moves the tail,
+// move_other; see _umap_layout.py).
 extern "C" __global__ void layout_epoch(
     const float* head_embedding, const float* tail_embedding, float* out,
     const long long* indptr, const long long* keys, const float* epochs_per_sample,
     float* next_sample, float* next_negative, long long n_heads, long long n_tails,
     int dim, int epoch, float alpha, float a, float b, float gamma,
-    float negative_rate, int same_space, unsigned long long seed)
+    float negative_rate, int same_space, unsigned long long seed, int part,
+    int parts)
 {
     float current[LAYOUT_MAX_DIM];
     GRID_STRIDE(v, n_heads) {
         for (int d = 0; d < dim; d++)
             current[d] = head_embedding[v * dim + d];
-        for (long long e = indptr[v]; e < indptr[v + 1]; e++) {
+        const long long first = indptr[v], degree = indptr[v + 1] - first;
+        const long long begin = first + degree * part / parts;
+        const long long end = first + degree * (part + 1) / parts;
+        for (long long e = begin; e < end; e++) {
             const float period = epochs_per_sample[e];
             if (period <= 0.0f || next_sample[e] > (float)epoch)
                 continue;

@@ -182,9 +182,13 @@ def test_memberships_follow_umap_rules():
 
 
 @pytest.mark.gpu
-def test_device_steps_match_numpy(rng):
-    """Each device step against the NumPy path on the same input."""
+@pytest.mark.parametrize("one_part_up_to", [4096, 0])  # one part; four
+def test_device_steps_match_numpy(rng, monkeypatch, one_part_up_to):
+    """Each device step against the NumPy path on the same input, the
+    layout in one part per epoch and in several."""
     import cupy
+
+    monkeypatch.setattr(layout_steps, "ONE_PART_UP_TO", one_part_up_to)
 
     from gpuml.neighbors._search import device_kneighbors
 
