@@ -1,0 +1,166 @@
+"""umap-learn's own tests against gpuml's UMAP (issue 36).
+
+umap-learn's wheel ships no tests: umap-learn 0.5.12's are kept beside the
+project, in ``../shared/peer/umap-0.5.12-tests`` (see its README). The nine
+files that construct UMAP run in a subprocess, from a copy of the installed
+``umap`` package with those tests as its ``tests/``, with ``umap.UMAP``
+bound to gpuml's class (``tests/umap_learn_plugin.py``), on each device.
+With umap-learn's own class 97 pass and 2 skip. Every failure must be one
+of :data:`KNOWN_FAILURES`, each listed with its reason in
+docs/differences.rst; the count of passes may only grow.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DEVICES
+
+ROOT = Path(__file__).resolve().parents[2]
+PEER = ROOT.parent / "shared" / "peer" / "umap-0.5.12-tests"
+FILES = [
+    "test_composite_models.py",
+    "test_data_input.py",
+    "test_densmap.py",
+    "test_umap_get_feature_names_out.py",
+    "test_umap_on_iris.py",
+    "test_umap_ops.py",
+    "test_umap_repeated_data.py",
+    "test_umap_trustworthiness.py",
+    "test_umap_validation_params.py",
+]
+# The passes of 2026-11-26 (umap-learn 0.5.12, scikit-learn 1.9.1): 39 on
+# the CPU (this workplace), 38 on the GPU (issue 36, on an H100).
+PASSES = {"cpu": 39, "gpu": 38}
+
+
+#: The failing cases (file, test), each with its reason in docs/differences.
+KNOWN_FAILURES = {
+    # UMAP + UMAP, UMAP * UMAP, UMAP - UMAP: model composition
+    ("test_composite_models", "test_composite_trustworthiness"),
+    ("test_composite_models", "test_composite_trustworthiness_on_iris"),
+    ("test_composite_models", "test_contrastive_trustworthiness_on_iris"),
+    # metrics gpuml does not have (jaccard, hellinger, callables...)
+    ("test_data_input", "test_check_input_data"),
+    ("test_umap_validation_params", "test_umap_bad_metrics"),
+    ("test_umap_validation_params", "test_umap_custom_distance_w_grad"),
+    # densMAP
+    ("test_densmap", "test_densmap_trustworthiness"),
+    ("test_densmap", "test_densmap_trustworthiness_on_iris"),
+    ("test_densmap", "test_densmap_trustworthiness_on_iris_supervised"),
+    ("test_umap_validation_params", "test_densmap_lambda"),
+    ("test_umap_validation_params", "test_densmap_var_shift"),
+    ("test_umap_validation_params", "test_densmap_frac"),
+    ("test_umap_validation_params", "test_densmap_bad_output_metric"),
+    # output_metric
+    ("test_umap_on_iris", "test_umap_trustworthiness_on_sphere_iris"),
+    ("test_umap_validation_params", "test_umap_bad_output_metric"),
+    ("test_umap_validation_params", "test_umap_haversine_embed_to_highd"),
+    ("test_umap_validation_params", "test_umap_bad_output_metric_no_grad"),
+    # force_approximation_algorithm (and jaccard/hellinger, update with it)
+    ("test_umap_on_iris", "test_umap_transform_on_iris_w_pynndescent"),
+    ("test_umap_trustworthiness", "test_umap_trustworthiness_fast_approx"),
+    *(
+        ("test_umap_ops", f"test_disconnected_data[{fast}-{metric}-{n}]")
+        for fast in ("True", "False")
+        for metric in ("jaccard", "hellinger")
+        for n in (1, 5)
+    ),
+    ("test_umap_ops", "test_umap_update_large"),
+    # disconnection_distance
+    ("test_umap_ops", "test_disconnected_data_precomputed[True-1]"),
+    ("test_umap_ops", "test_disconnected_data_precomputed[False-1]"),
+    # sparse input
+    ("test_umap_on_iris", "test_umap_sparse_transform_on_iris"),
+    ("test_umap_trustworthiness", "test_umap_sparse_trustworthiness"),
+    ("test_umap_validation_params", "test_umap_inverse_transform_fails_expectedly"),
+    # transform with metric="precomputed"
+    ("test_umap_on_iris", "test_precomputed_transform_on_iris"),
+    ("test_umap_on_iris", "test_precomputed_sparse_transform_on_iris"),
+    # supervised UMAP's target_metric / target_n_neighbors / target_weight
+    ("test_umap_on_iris", "test_umap_clusterability_on_supervised_iris"),
+    ("test_umap_trustworthiness", "test_metric_supervised_umap_trustworthiness"),
+    (
+        "test_umap_trustworthiness",
+        "test_string_metric_supervised_umap_trustworthiness",
+    ),
+    (
+        "test_umap_trustworthiness",
+        "test_discrete_metric_supervised_umap_trustworthiness",
+    ),
+    (
+        "test_umap_trustworthiness",
+        "test_count_metric_supervised_umap_trustworthiness",
+    ),
+    ("test_umap_validation_params", "test_umap_negative_target_n_neighbours"),
+    # inverse_transform
+    ("test_umap_on_iris", "test_umap_inverse_transform_on_iris"),
+    # update
+    ("test_umap_ops", "test_umap_update"),
+    ("test_umap_validation_params", "test_umap_update_bad_params"),
+    # n_jobs
+    ("test_umap_on_iris", "test_precomputed_knn_on_iris"),
+    ("test_umap_validation_params", "test_umap_bad_n_jobs"),
+    # transform_mode="graph"
+    ("test_umap_ops", "test_umap_graph_layout"),
+    # a one-row transform
+    ("test_umap_ops", "test_bad_transform_data"),
+    # unique=True
+    *(
+        ("test_umap_repeated_data", f"test_repeated_points_{size}_{kind}")
+        for size in ("large", "small")
+        for kind in ("sparse_spatial", "dense_spatial", "sparse_binary", "dense_binary")
+    ),
+    ("test_umap_repeated_data", "test_repeated_points_large_n"),
+    ("test_umap_validation_params", "test_umap_unique_and_precomputed"),
+}
+
+
+def _umap_learn():
+    """umap-learn 0.5.12, or None."""
+    try:
+        with warnings.catch_warnings():  # no TensorFlow: ParametricUMAP's warning
+            warnings.simplefilter("ignore")
+            import umap
+    except ImportError:
+        return None
+    return umap if getattr(umap, "__version__", "") == "0.5.12" else None
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_umap_learn_suite(tmp_path, device):
+    umap = _umap_learn()
+    if umap is None or not PEER.is_dir():
+        pytest.skip("needs umap-learn 0.5.12 and ../shared/peer/umap-0.5.12-tests")
+    package = tmp_path / "umap"
+    shutil.copytree(
+        Path(umap.__file__).parent, package, ignore=shutil.ignore_patterns("tests")
+    )
+    shutil.copytree(PEER, package / "tests")
+    report = tmp_path / "report.xml"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path), *sys.path]),
+        "GPUML_SUITE_DEVICE": device,
+    }
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.umap_learn_plugin"]
+    command += ["-p", "no:cacheprovider", f"--junitxml={report}"]
+    command += [str(package / "tests" / name) for name in FILES]
+    subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, check=False)
+    outcome = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        failed = case.find("failure") is not None or case.find("error") is not None
+        skipped = case.find("skipped") is not None
+        name = (case.get("classname").rsplit(".", 1)[-1], case.get("name"))
+        outcome[name] = "failed" if failed else "skipped" if skipped else "passed"
+    failed = {name for name, result in outcome.items() if result == "failed"}
+    assert failed <= KNOWN_FAILURES, sorted(failed - KNOWN_FAILURES)
+    assert sum(result == "passed" for result in outcome.values()) >= PASSES[device]
