@@ -645,6 +645,12 @@ UMAP_ROWS = [
         (ValueError, ""),
     ),
     ("n_epochs-negative", {"n_epochs": -2}, None, (ValueError, "n_epochs")),
+    (
+        "target_n_neighbors-1",
+        {"target_n_neighbors": 1},
+        None,
+        (ValueError, "target_n_neighbors"),
+    ),
     ("metric-unknown", {"metric": "foobar"}, None, (ValueError, "metric")),
     ("init-unknown", {"init": "foobar"}, None, (ValueError, "init")),
     ("init-number", {"init": 42}, None, (ValueError, "init")),

@@ -40,7 +40,7 @@ from gpuml._array import (
     to_output,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
-from gpuml._sklearn_compat import Interval, StrOptions, fit_context
+from gpuml._sklearn_compat import Interval, Options, StrOptions, fit_context
 from gpuml._validation import (
     assert_fits_dtype,
     check_array,
@@ -49,6 +49,7 @@ from gpuml._validation import (
 from gpuml.base import DeviceCacheMixin
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
+from gpuml.manifold import _umap_target
 from gpuml.neighbors._search import (
     MAX_DEVICE_K,
     device_kneighbors,
@@ -145,9 +146,22 @@ class UMAP(
     b : float, default=None
         The embedding's curve parameter; found from ``min_dist`` and
         ``spread`` when None.
+    target_metric : {'categorical', 'ordinal', 'count', 'string', \
+            'euclidean', 'manhattan', 'cosine', 'correlation'}, \
+            default='categorical'
+        In supervised UMAP, the target's metric: 'categorical' labels (-1:
+        unlabelled); the other discrete metrics of umap-learn (``ordinal``
+        and ``count`` for numbers, ``string`` for strings, compared by edit
+        distance); or one of the data's metrics, for a continuous target
+        (of one or more columns), whose own neighbours make a graph that
+        is intersected with the data's ('l2', 'l1' and 'cityblock' are
+        aliases).
+    target_n_neighbors : int, default=-1
+        The neighbours of each sample in a continuous target's graph; -1:
+        ``n_neighbors``.
     target_weight : float, default=0.5
-        In supervised UMAP, the weight of the labels against the data (0:
-        the data only, 1: the labels as much as possible).
+        In supervised UMAP, the weight of the target against the data (0:
+        the data only, 1: the target as much as possible).
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the negative samples: with a seed, a
         fit repeats exactly on the same device.
@@ -189,11 +203,13 @@ class UMAP(
     -----
     Differences from umap-learn: the neighbours are exact (umap-learn
     approximates them above 4,096 samples); the gradient descent updates
-    every vertex in parallel from the positions at the start of each epoch,
-    so a seeded fit repeats on the same device (umap-learn's seeded fits run
-    on one thread); a disconnected graph starts from PCA rather than
-    umap-learn's per-component spectral layout; targets are categorical
-    (-1 for unlabelled samples). Device memory: see :func:`memory_estimate`;
+    every vertex in parallel from the positions at the start of each part
+    of an epoch (four parts above 4,096 samples), so a seeded fit repeats
+    on the same device (umap-learn's seeded fits run on one thread); a
+    disconnected graph starts from PCA rather than umap-learn's
+    per-component spectral layout; targets take umap-learn's target
+    metrics but ``hierarchical_categorical`` and metrics gpuml's data do
+    not have (see ``target_metric``). Device memory: see :func:`memory_estimate`;
     a fit that cannot fit raises ``MemoryError`` before it starts.
 
     Examples
@@ -221,6 +237,11 @@ class UMAP(
         "negative_sample_rate": [Interval(Integral, 0, None, closed="left")],
         "a": [Interval(Real, 0, None, closed="neither"), None],
         "b": [Interval(Real, 0, None, closed="neither"), None],
+        "target_metric": [StrOptions(set(_umap_target.DISCRETE) | _METRICS)],
+        "target_n_neighbors": [
+            Interval(Integral, 2, None, closed="left"),
+            Options(Integral, {-1}),
+        ],
         "target_weight": [Interval(Real, 0, 1, closed="both")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -244,6 +265,8 @@ class UMAP(
         negative_sample_rate=5,
         a=None,
         b=None,
+        target_metric="categorical",
+        target_n_neighbors=-1,
         target_weight=0.5,
         random_state=None,
         verbose=False,
@@ -263,6 +286,8 @@ class UMAP(
         self.negative_sample_rate = negative_sample_rate
         self.a = a
         self.b = b
+        self.target_metric = target_metric
+        self.target_n_neighbors = target_n_neighbors
         self.target_weight = target_weight
         self.random_state = random_state
         self.verbose = verbose
@@ -316,7 +341,7 @@ class UMAP(
             raise ValueError("min_dist must be less than or equal to spread")
         self._checked_init(n)
         if y is not None:
-            y = self._checked_labels(y, n)
+            y = self._checked_target(y, n)
         k = self.n_neighbors
         if k >= n:
             warnings.warn(
@@ -372,7 +397,10 @@ class UMAP(
             edges = graph_steps.union_numpy(values, indices, self.set_op_mix_ratio)
             graph = edges.csr()
         if y is not None:
-            graph = _label_intersection(graph, y, self.target_weight)
+            target_k = k if self.target_n_neighbors == -1 else self.target_n_neighbors
+            graph = _umap_target.intersect(
+                graph, y, self.target_metric, self.target_weight, target_k
+            )
             edges = graph_steps.edges_from_csr(graph, xp)
             top = xp.asarray(
                 np.array([graph.data.max()], dtype=np.float32).view(np.uint32)
@@ -625,18 +653,32 @@ class UMAP(
             )
         return init.astype(np.float32)
 
-    @staticmethod
-    def _checked_labels(y, n: int):
-        """Supervised UMAP's labels as a host 1-D array, validated as
-        umap-learn validates them (numeric and finite; a column vector of
-        shape (n_samples, 1) is read as its one column)."""
-        y = check_array(y, xp=np, ensure_2d=False, dtype="numeric", input_name="y")
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        if y.ndim != 1:
-            raise ValueError(
-                f"y should be a 1d array, got an array of shape {y.shape} instead."
-            )
+    def _checked_target(self, y, n: int):
+        """Supervised UMAP's target as a host array, validated as umap-learn
+        validates it: numeric and finite (strings for
+        ``target_metric='string'``); a column vector of shape (n_samples, 1)
+        is read as its one column; several columns only for a continuous
+        metric."""
+        if self.target_metric == "string":
+            y = np.asarray(to_host(y))
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y[:, 0]
+            if y.ndim != 1 or not all(isinstance(value, str) for value in y):
+                raise ValueError(
+                    "target_metric='string' takes a 1d array of strings as y; "
+                    f"got an array of shape {y.shape} and dtype {y.dtype}."
+                )
+        else:
+            y = check_array(y, xp=np, ensure_2d=False, dtype="numeric", input_name="y")
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y[:, 0]
+            continuous = self.target_metric not in _umap_target.DISCRETE
+            if y.ndim != 1 and not (continuous and y.ndim == 2):
+                raise ValueError(
+                    f"y should be a 1d array, got an array of shape {y.shape} "
+                    "instead (several columns need a continuous target_metric, "
+                    "such as 'euclidean')."
+                )
         if y.shape[0] != n:
             raise ValueError(
                 "Found input variables with inconsistent numbers of samples: "
@@ -687,7 +729,14 @@ def _kneighbors(X_fit, X_query, k: int, metric: str, xp):
         X_fit
     )
     dists, indices = search.kneighbors(X_query)
-    return dists.astype(np.float64), indices
+    dists = dists.astype(np.float64)
+    if X_query is X_fit:
+        # A point's distance to itself is 0; computed, it can come out as
+        # 6e-8 (float64), which the memberships would take for the nearest
+        # neighbour's distance (rho), leaving the point no neighbour of
+        # membership 1 (umap-learn's pairwise distances are 0 there).
+        dists[indices == np.arange(indices.shape[0])[:, None]] = 0.0
+    return dists, indices
 
 
 def _sparse_precomputed_knn(D, k: int):
@@ -719,29 +768,6 @@ def _sparse_precomputed_knn(D, k: int):
             "Negative values in data passed to precomputed distance matrix."
         )
     return dists, indices
-
-
-def _label_intersection(graph, y, target_weight: float):
-    """umap-learn's categorical simplicial set intersection: edges between
-    different labels scaled by exp(-far), with an unlabelled end (-1) by
-    exp(-1); then each row scaled to a maximum of 1 and the fuzzy union
-    with the transpose again (reset_local_connectivity)."""
-    far = 2.5 * (1.0 / (1.0 - target_weight)) if target_weight < 1.0 else 1.0e12
-    coo = graph.tocoo()
-    yi, yj = y[coo.row], y[coo.col]
-    unknown = (yi == -1) | (yj == -1)
-    scale = np.where(unknown, np.exp(-1.0), np.where(yi != yj, np.exp(-far), 1.0))
-    coo.data = (coo.data * scale).astype(np.float32)
-    coo.eliminate_zeros()
-    result = coo.tocsr()
-    top = result.max(axis=1).toarray().ravel()
-    top[top == 0] = 1.0
-    result = sp.diags(1.0 / top) @ result
-    transpose = result.T
-    result = (result + transpose - result.multiply(transpose)).tocsr()
-    result.data = result.data.astype(np.float32)
-    result.eliminate_zeros()
-    return result
 
 
 def _spectral_layout(graph, edges, dim: int, xp):

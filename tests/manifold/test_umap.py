@@ -10,6 +10,8 @@ that a broken graph or layout does not reach (a random layout scores about
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -352,3 +354,82 @@ def test_search_shares_a_folds_neighbours(device, digits, monkeypatch):
     np.testing.assert_array_equal(
         shared.cv_results_["mean_test_score"], alone.cv_results_["mean_test_score"]
     )
+
+
+# -- supervised UMAP's target metrics ------------------------------------------
+
+
+def _supervised_case(rng):
+    X = rng.normal(size=(200, 5))
+    labels = rng.integers(0, 4, 200)
+    return X, labels
+
+
+TARGETS = {
+    "categorical": lambda labels, rng: labels,
+    "ordinal": lambda labels, rng: 3 * labels,
+    "count": lambda labels, rng: labels**2 + 2 * labels + 1,
+    "string": lambda labels, rng: np.array(["ab", "abc", "xyz", "q"])[labels],
+    "manhattan": lambda labels, rng: labels.astype(float),  # ties
+    "euclidean": lambda labels, rng: rng.normal(size=(labels.shape[0], 2)),
+}
+
+
+@pytest.mark.parametrize("metric", list(TARGETS))
+@pytest.mark.parametrize("weight", [0.3, 0.8])
+def test_target_metrics_give_umap_learns_graph(rng, metric, weight):
+    """Every target metric combines the graphs as umap-learn 0.5.12 does
+    (the same graph, up to the memberships' search tolerance)."""
+    with warnings.catch_warnings():  # no TensorFlow: ParametricUMAP's warning
+        warnings.simplefilter("ignore")
+        umap = pytest.importorskip("umap")
+    X, labels = _supervised_case(rng)
+    y = TARGETS[metric](labels, rng)
+    params = dict(n_neighbors=10, n_epochs=5, random_state=0)
+    params.update(target_metric=metric, target_weight=weight)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's and umap-learn's own
+        theirs = umap.UMAP(**params).fit(X, y).graph_.tocsr()
+    with config_context(device="cpu"):
+        ours = UMAP(**params).fit(X, y).graph_.tocsr()
+    assert ours.nnz == theirs.nnz
+    assert abs(ours - theirs).max() < 5e-3
+    unsupervised = UMAP(n_neighbors=10, n_epochs=5, random_state=0).fit(X).graph_
+    assert abs(ours - unsupervised).max() > 0.05  # the target changed it
+
+
+def test_unsupervised_graph_is_umap_learns(rng):
+    """A point's distance to itself is 0 in the memberships (float64 data
+    gave 6e-8, taken for the nearest neighbour's distance, and memberships
+    up to 0.56 below umap-learn's)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        umap = pytest.importorskip("umap")
+    X, _ = _supervised_case(rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = umap.UMAP(n_neighbors=10, n_epochs=5, random_state=0).fit(X).graph_
+    with config_context(device="cpu"):
+        ours = UMAP(n_neighbors=10, n_epochs=5, random_state=0).fit(X).graph_
+    assert abs(ours.tocsr() - theirs.tocsr()).max() < 5e-3
+
+
+def test_target_errors(backend, rng):
+    X, labels = _supervised_case(rng)
+    X = backend.asarray(X)
+    with pytest.raises(ValueError, match="target_n_neighbors"):
+        UMAP(target_n_neighbors=1).fit(X, labels)
+    with pytest.raises(ValueError, match="target_metric"):
+        UMAP(target_metric="jaccard").fit(X, labels)
+    with pytest.raises(ValueError, match="1d array of strings"):
+        UMAP(target_metric="string", n_epochs=5).fit(X, labels)
+    with pytest.raises(ValueError, match="continuous target_metric"):
+        UMAP(n_epochs=5).fit(X, np.c_[labels, labels])
+    # counts of 0 next to others: umap-learn's Poisson distance is infinite
+    # there, and its fit fails on NaN; gpuml says why
+    near_zero = np.where(labels == 0, 0, 5)
+    with pytest.raises(ValueError, match="no finite distance"):
+        UMAP(target_metric="count", n_epochs=5, random_state=0).fit(X, near_zero)
+    two_columns = np.c_[labels, -labels].astype(float)
+    model = UMAP(target_metric="euclidean", n_epochs=5, random_state=0)
+    assert model.fit_transform(X, two_columns).shape == (200, 2)
