@@ -15,6 +15,7 @@ algorithm runs with NumPy and SciPy.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from numbers import Integral, Real
 
@@ -165,6 +166,16 @@ class UMAP(
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the negative samples: with a seed, a
         fit repeats exactly on the same device.
+    n_jobs : int, default=-1
+        The host threads of the BLAS and OpenMP libraries during ``fit`` and
+        ``transform`` (-1: as they are); the host computes everything on
+        the CPU and the graph's and the start's steps on the GPU. umap-learn's
+        parameter (its numba threads), with its rule: a positive integer or
+        -1. Unlike umap-learn, a seed does not turn parallelism off.
+    force_approximation_algorithm : bool, default=False
+        umap-learn's switch to approximate (NN-descent) neighbours below
+        4,096 samples. gpuml's neighbours are exact at every size, so it
+        changes nothing; it is accepted so that umap-learn's code runs.
     verbose : bool, default=False
         Print the stages and the progress of the epochs.
     engine : {"auto", "gpuml", "cuml"}, default="auto"
@@ -244,6 +255,8 @@ class UMAP(
         ],
         "target_weight": [Interval(Real, 0, 1, closed="both")],
         "random_state": ["random_state"],
+        "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
+        "force_approximation_algorithm": ["boolean"],
         "verbose": ["verbose"],
         "engine": ENGINE_CONSTRAINT,
     }
@@ -269,6 +282,8 @@ class UMAP(
         target_n_neighbors=-1,
         target_weight=0.5,
         random_state=None,
+        n_jobs=-1,
+        force_approximation_algorithm=False,
         verbose=False,
         engine="auto",
     ):
@@ -290,6 +305,8 @@ class UMAP(
         self.target_n_neighbors = target_n_neighbors
         self.target_weight = target_weight
         self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.force_approximation_algorithm = force_approximation_algorithm
         self.verbose = verbose
         self.engine = engine
 
@@ -313,6 +330,10 @@ class UMAP(
         self : UMAP
             The fitted estimator.
         """
+        with _host_threads(self.n_jobs):
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
         xp = compute_namespace()
         family = input_family(X)
         X_given, fit_rows = X, id(X)  # a search's fold rows share neighbours
@@ -512,6 +533,10 @@ class UMAP(
             Embedding of the new data (float32), in the family of ``X``.
         """
         check_is_fitted(self)
+        with _host_threads(self.n_jobs):
+            return self._transform(X)
+
+    def _transform(self, X):
         if self.metric == "precomputed":
             raise ValueError(
                 "transform is not available with metric='precomputed': the distances "
@@ -691,6 +716,16 @@ class UMAP(
         tags.input_tags.pairwise = self.metric == "precomputed"
         tags.non_deterministic = self.random_state is None
         return tags
+
+
+def _host_threads(n_jobs: int):
+    """The host's BLAS and OpenMP threads limited to ``n_jobs`` (-1: as
+    they are)."""
+    if n_jobs == -1:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=n_jobs)
 
 
 def _check_memory(n: int, n_features: int, k: int, dim: int) -> None:

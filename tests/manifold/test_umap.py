@@ -433,3 +433,37 @@ def test_target_errors(backend, rng):
     two_columns = np.c_[labels, -labels].astype(float)
     model = UMAP(target_metric="euclidean", n_epochs=5, random_state=0)
     assert model.fit_transform(X, two_columns).shape == (200, 2)
+
+
+def test_n_jobs_limits_the_host_threads(monkeypatch, rng):
+    """umap-learn's n_jobs: a positive integer or -1, here the host
+    libraries' threads during the fit."""
+    from threadpoolctl import threadpool_info
+
+    from gpuml.manifold import _umap
+
+    seen = []
+    real = _umap._kneighbors
+
+    def recording(*args, **kwargs):
+        seen.append({info["num_threads"] for info in threadpool_info()})
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_umap, "_kneighbors", recording)
+    X = rng.normal(size=(60, 4))
+    with config_context(device="cpu"):
+        UMAP(n_jobs=1, n_epochs=5, random_state=0).fit(X)
+        assert seen and seen[0] <= {1}
+        for bad in (0, -2):
+            with pytest.raises(ValueError, match="n_jobs"):
+                UMAP(n_jobs=bad).fit(X)
+
+
+def test_force_approximation_algorithm_changes_nothing(backend, rng):
+    """gpuml's neighbours are exact whatever umap-learn's switch says."""
+    X = backend.asarray(rng.normal(size=(80, 4)))
+    plain = UMAP(n_epochs=10, random_state=0).fit_transform(X)
+    forced = UMAP(n_epochs=10, random_state=0, force_approximation_algorithm=True)
+    np.testing.assert_array_equal(
+        backend.to_numpy(forced.fit_transform(X)), backend.to_numpy(plain)
+    )

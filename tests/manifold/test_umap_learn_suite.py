@@ -37,10 +37,10 @@ FILES = [
     "test_umap_trustworthiness.py",
     "test_umap_validation_params.py",
 ]
-# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 44 on the CPU
-# (2026-11-26, with the target metrics); on the GPU 38 when issue 36 was
-# filed, not run since.
-PASSES = {"cpu": 44, "gpu": 38}
+# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 47 on the CPU
+# (2026-11-26: target metrics, n_jobs, force_approximation_algorithm); on
+# the GPU 38 when issue 36 was filed, not run since.
+PASSES = {"cpu": 47, "gpu": 38}
 
 
 #: The failing cases (file, test), each with its reason in docs/differences.
@@ -66,9 +66,7 @@ KNOWN_FAILURES = {
     ("test_umap_validation_params", "test_umap_bad_output_metric"),
     ("test_umap_validation_params", "test_umap_haversine_embed_to_highd"),
     ("test_umap_validation_params", "test_umap_bad_output_metric_no_grad"),
-    # force_approximation_algorithm (and jaccard/hellinger, update with it)
-    ("test_umap_on_iris", "test_umap_transform_on_iris_w_pynndescent"),
-    ("test_umap_trustworthiness", "test_umap_trustworthiness_fast_approx"),
+    # jaccard and hellinger (with force_approximation_algorithm), update
     *(
         ("test_umap_ops", f"test_disconnected_data[{fast}-{metric}-{n}]")
         for fast in ("True", "False")
@@ -94,9 +92,8 @@ KNOWN_FAILURES = {
     # update
     ("test_umap_ops", "test_umap_update"),
     ("test_umap_validation_params", "test_umap_update_bad_params"),
-    # n_jobs
+    # precomputed_knn
     ("test_umap_on_iris", "test_precomputed_knn_on_iris"),
-    ("test_umap_validation_params", "test_umap_bad_n_jobs"),
     # transform_mode="graph"
     ("test_umap_ops", "test_umap_graph_layout"),
     # a one-row transform
