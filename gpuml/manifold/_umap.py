@@ -176,6 +176,13 @@ class UMAP(
         umap-learn's switch to approximate (NN-descent) neighbours below
         4,096 samples. gpuml's neighbours are exact at every size, so it
         changes nothing; it is accepted so that umap-learn's code runs.
+    unique : bool, default=False
+        Embed each distinct row once (umap-learn's rule): the fit runs on the
+        distinct rows and every copy of a row gets its position, so
+        duplicates do not crowd each other's neighbourhoods. ``graph_`` is
+        then the distinct rows' (in ``np.unique``'s order) and
+        ``_unique_inverse_`` maps each row to its distinct row. Not with
+        ``metric='precomputed'``.
     verbose : bool, default=False
         Print the stages and the progress of the epochs.
     engine : {"auto", "gpuml", "cuml"}, default="auto"
@@ -257,6 +264,7 @@ class UMAP(
         "random_state": ["random_state"],
         "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "force_approximation_algorithm": ["boolean"],
+        "unique": ["boolean"],
         "verbose": ["verbose"],
         "engine": ENGINE_CONSTRAINT,
     }
@@ -284,6 +292,7 @@ class UMAP(
         random_state=None,
         n_jobs=-1,
         force_approximation_algorithm=False,
+        unique=False,
         verbose=False,
         engine="auto",
     ):
@@ -307,6 +316,7 @@ class UMAP(
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.force_approximation_algorithm = force_approximation_algorithm
+        self.unique = unique
         self.verbose = verbose
         self.engine = engine
 
@@ -339,6 +349,7 @@ class UMAP(
         X_given, fit_rows = X, id(X)  # a search's fold rows share neighbours
         self._reset_device_cache()
         self.__dict__.pop("_log_start", None)
+        self.__dict__.pop("_unique_inverse_", None)
         self._log("fit started")
         # a precomputed kNN graph may be sparse (its stored distances)
         sparse = "csr" if self.metric == "precomputed" else False
@@ -363,6 +374,27 @@ class UMAP(
         self._checked_init(n)
         if y is not None:
             y = self._checked_target(y, n)
+        inverse, X_all = None, X
+        if self.unique:
+            if self.metric == "precomputed":
+                raise ValueError(
+                    "unique=True is not available with metric='precomputed': "
+                    "equal rows of a distance matrix are not equal points."
+                )
+            _, index, inverse = np.unique(
+                to_host(X), axis=0, return_index=True, return_inverse=True
+            )
+            inverse = inverse.ravel()
+            X = X[xp.asarray(index)]
+            y = None if y is None else y[index]
+            X_given = fit_rows = None  # no neighbours shared with a search
+            n = X.shape[0]
+            if not isinstance(self.init, str):
+                raise ValueError(
+                    "unique=True takes a named init ('spectral', 'pca' or "
+                    "'random'), not an array: the array's rows would be the "
+                    "distinct rows'."
+                )
         k = self.n_neighbors
         if k >= n:
             warnings.warn(
@@ -376,6 +408,8 @@ class UMAP(
         dim = self.n_components
         beyond_kernels = k > MAX_DEVICE_K or dim > layout_steps.MAX_DEVICE_COMPONENTS
         unsupported = _cuml.umap_unsupported(self.metric, self.init, y is not None)
+        if unsupported is None and self.unique:
+            unsupported = "embed each distinct row once (unique=True)"
         prefer_cuml = beyond_kernels or _cuml.umap_prefers_cuml(
             n, self.metric, self.random_state
         )
@@ -450,6 +484,9 @@ class UMAP(
             settings,
         )
         self._log("layout done")
+        if inverse is not None:  # every row at its distinct row's position
+            embedding, X = embedding[xp.asarray(inverse)], X_all
+            self._unique_inverse_ = inverse
         self._set_fitted(embedding, graph, X, k, a, b, rng, family, fit_rows, "gpuml")
         return self
 

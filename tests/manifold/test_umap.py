@@ -467,3 +467,25 @@ def test_force_approximation_algorithm_changes_nothing(backend, rng):
     np.testing.assert_array_equal(
         backend.to_numpy(forced.fit_transform(X)), backend.to_numpy(plain)
     )
+
+
+def test_unique_embeds_each_distinct_row_once(backend, rng):
+    """unique=True (umap-learn's rule): the fit runs on the distinct rows,
+    every copy gets its row's position; graph_ is the distinct rows'."""
+    base = rng.normal(size=(50, 4))
+    X = np.vstack([base, base[:10], base[:3]])
+    model = UMAP(unique=True, n_epochs=20, random_state=0)
+    E = backend.to_numpy(model.fit_transform(backend.asarray(X)))
+    assert E.shape == (63, 2) and model.graph_.shape == (50, 50)
+    np.testing.assert_array_equal(E[50:60], E[:10])
+    np.testing.assert_array_equal(E[60:], E[:3])
+    distinct = np.unique(X, axis=0)
+    np.testing.assert_array_equal(distinct[model._unique_inverse_], X)
+    assert model.transform(backend.asarray(X[:5])).shape == (5, 2)
+    model.set_params(unique=False).fit(backend.asarray(X))
+    assert not hasattr(model, "_unique_inverse_")
+    assert model.graph_.shape == (63, 63)
+    with pytest.raises(ValueError, match="precomputed"):
+        UMAP(unique=True, metric="precomputed").fit(np.zeros((5, 5)))
+    with pytest.raises(ValueError, match="named init"):
+        UMAP(unique=True, init=np.zeros((63, 2))).fit(backend.asarray(X))
