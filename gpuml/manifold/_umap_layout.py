@@ -123,63 +123,59 @@ def layout_numpy(
     """The layout on the host: ``head`` (moving, float32 (n_heads, dim)) after
     ``n_epochs``; ``tail`` is the fixed embedding of a transform, or None in
     a fit (the heads are their own tails)."""
-    negative_rate = settings.negative_rate
     head = np.array(head, dtype=np.float32, order="C")
     n_heads = head.shape[0]
-    n_tails = n_heads if tail is None else tail.shape[0]
     degree = np.diff(indptr)
-    next_sample = periods.copy()
-    next_negative = periods / np.float32(negative_rate)
-    seed64 = np.uint64(settings.seed & 0xFFFFFFFFFFFFFFFF)
     edge_head = np.repeat(np.arange(n_heads), degree)
-    slot = np.arange(edge_head.shape[0]) - np.repeat(indptr[:-1], degree)
-    sampled = periods > 0
     parts = _parts(tail, n_heads)
+    # each edge's part: its slot among its vertex's edges, cut in ``parts`` runs
+    slot = np.arange(edge_head.shape[0]) - np.repeat(indptr[:-1], degree)
+    edge_part = np.zeros(edge_head.shape[0], dtype=np.int64)
+    for part in range(1, parts):
+        edge_part[slot >= np.repeat(degree * part // parts, degree)] = part
+    state = _HostEdges(
+        edge_head=edge_head,
+        keys=keys,
+        periods=periods,
+        next_sample=periods.copy(),
+        next_negative=periods / np.float32(settings.negative_rate),
+        n_tails=head.shape[0] if tail is None else tail.shape[0],
+        settings=settings,
+        seed64=np.uint64(settings.seed & 0xFFFFFFFFFFFFFFFF),
+    )
+    sampled = periods > 0
     for epoch, alpha in enumerate(learning_rates(settings.initial_alpha, n_epochs)):
-        alpha = np.float32(alpha)
-        due = sampled & (next_sample <= epoch)
+        due = sampled & (state.next_sample <= epoch)
         for part in range(parts):
             others = head.copy() if tail is None else tail
-            lower, upper = degree * part // parts, degree * (part + 1) // parts
-            inside = (slot >= np.repeat(lower, degree)) & (
-                slot < np.repeat(upper, degree)
-            )
-            _layout_part(
-                head,
-                others,
-                np.flatnonzero(due & inside),
-                edge_head,
-                keys,
-                periods,
-                next_sample,
-                next_negative,
-                n_tails,
-                epoch,
-                alpha,
-                settings,
-                seed64,
-            )
+            in_part = np.flatnonzero(due & (edge_part == part))
+            _layout_part(head, others, in_part, state, epoch, np.float32(alpha))
         _report(settings.verbose, epoch, n_epochs)
     return head
 
 
-def _layout_part(
-    head,
-    others,
-    due,
-    edge_head,
-    keys,
-    periods,
-    next_sample,
-    next_negative,
-    n_tails,
-    epoch,
-    alpha,
-    settings,
-    seed64,
-):
+@dataclass
+class _HostEdges:
+    """What the host layout's parts share: the edges' heads, keys and
+    periods, their sampling schedules (updated in place), the number of
+    tails, the settings and the 64-bit seed."""
+
+    edge_head: np.ndarray
+    keys: np.ndarray
+    periods: np.ndarray
+    next_sample: np.ndarray
+    next_negative: np.ndarray
+    n_tails: int
+    settings: LayoutSettings
+    seed64: np.uint64
+
+
+def _layout_part(head, others, due, edges: _HostEdges, epoch: int, alpha):
     """One part of an epoch on the host: the ``due`` edges, each vertex's in
     CSR order, moving ``head`` in place; tails read from ``others``."""
+    settings, n_tails, seed64 = edges.settings, edges.n_tails, edges.seed64
+    edge_head, keys, periods = edges.edge_head, edges.keys, edges.periods
+    next_sample, next_negative = edges.next_sample, edges.next_negative
     a32, b32 = np.float32(settings.a), np.float32(settings.b)
     g32 = np.float32(settings.gamma)
     negative_rate, same_space = settings.negative_rate, settings.same_space
