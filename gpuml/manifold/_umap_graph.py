@@ -281,18 +281,41 @@ def matvec(matrix, x, out) -> None:
     _launch("csr_matvec", n, (indptr, columns, values, x, np.int64(n), out))
 
 
-def top_eigenvectors_device(matrix, k: int, tol: float = 1e-4, max_steps: int = 300):
+#: Lanczos steps of the spectral start: at most this many, and no more than
+#: the basis (steps x n float64) allows within :data:`LANCZOS_BASIS_BYTES`,
+#: nor fewer than :data:`LANCZOS_MIN_STEPS`. On 100,000 points of a swiss
+#: roll (H100, issue 36) 300 steps stopped far from the eigenvectors
+#: (eigenvalues 0.99993 and 0.99975 for 0.999991 and 0.999967) and the
+#: layout scored a trustworthiness of 0.889; 1,000 steps gave 0.969
+#: (umap-learn 0.950).
+LANCZOS_MAX_STEPS = 1000
+LANCZOS_MIN_STEPS = 300
+LANCZOS_BASIS_BYTES = 2**30
+
+
+def lanczos_steps(n: int) -> int:
+    """The most Lanczos steps for a graph of ``n`` points (see above)."""
+    budget = LANCZOS_BASIS_BYTES // (8 * max(n, 1))
+    return int(min(n, max(LANCZOS_MIN_STEPS, min(LANCZOS_MAX_STEPS, budget))))
+
+
+def top_eigenvectors_device(matrix, k: int, tol: float = 1e-4, max_steps=None):
     """The eigenvalues and eigenvectors (host arrays) of the ``k`` largest
     eigenvalues of a symmetric CSR matrix on the device, by Lanczos with full
     reorthogonalisation: cuBLAS for the vector work, gpuml's kernel for the
     products (cupyx's eigsh compiles some twenty CuPy kernels on a new
-    machine). Stops when each wanted Ritz pair's residual is below
-    ``tol``; the start vector is fixed, so results repeat."""
+    machine). Stops when each wanted Ritz pair's residual is below ``tol``,
+    or after ``max_steps`` (default :func:`lanczos_steps`); the start vector
+    is fixed, so results repeat. The tridiagonal matrix's top pairs are
+    found by LAPACK's tridiagonal solver, a few milliseconds at 1,000
+    steps (a dense ``eigh`` of it every fifth step took seconds)."""
+    from scipy.linalg import eigh_tridiagonal
+
     cupy = get_cupy()
     from cupy import cublas
 
     n = matrix[0].shape[0] - 1
-    steps = min(n, max_steps)
+    steps = min(n, max_steps or lanczos_steps(n))
     basis = cupy.empty((steps, n), dtype=np.float64)
     start = np.random.default_rng(0).uniform(0.5, 1.5, size=n)
     v = cupy.asarray(start / np.linalg.norm(start))
@@ -310,8 +333,16 @@ def top_eigenvectors_device(matrix, k: int, tol: float = 1e-4, max_steps: int = 
         beta = float(cublas.nrm2(w))
         check = (j + 1 >= 2 * k + 8 and (j + 1) % 5 == 0) or j + 1 == steps
         if check or beta < 1e-12:
-            T = np.diag(alphas) + np.diag(betas, 1) + np.diag(betas, -1)
-            theta, S = np.linalg.eigh(T)
+            wanted = min(k, j + 1)
+            if j == 0:
+                theta, S = np.array(alphas), np.ones((1, 1))
+            else:
+                theta, S = eigh_tridiagonal(
+                    np.array(alphas),
+                    np.array(betas),
+                    select="i",
+                    select_range=(j + 1 - wanted, j),
+                )
             top = np.argsort(theta)[::-1][:k]
             residual = np.abs(beta * S[-1, top])
             if beta < 1e-12 or j + 1 == steps or (residual < tol).all():
