@@ -1,7 +1,8 @@
 """umap-learn's own tests against gpuml's UMAP (issue 36).
 
 umap-learn's wheel ships no tests: umap-learn 0.5.12's are kept beside the
-project, in ``../shared/peer/umap-0.5.12-tests`` (see its README). The nine
+project, in ``../shared/peer/umap-0.5.12-tests`` (see its README; the environment
+variable ``GPUML_UMAP_PEER_TESTS`` names another place). The nine
 files that construct UMAP run in a subprocess, from a copy of the installed
 ``umap`` package with those tests as its ``tests/``, with ``umap.UMAP``
 bound to gpuml's class (``tests/umap_learn_plugin.py``), on each device.
@@ -25,7 +26,13 @@ import pytest
 from tests.conftest import DEVICES
 
 ROOT = Path(__file__).resolve().parents[2]
-PEER = ROOT.parent / "shared" / "peer" / "umap-0.5.12-tests"
+# Beside the checkout; elsewhere (the GPU machine gets the checkout only)
+# GPUML_UMAP_PEER_TESTS names a copy of the same directory.
+PEER = Path(
+    os.environ.get(
+        "GPUML_UMAP_PEER_TESTS", ROOT.parent / "shared" / "peer" / "umap-0.5.12-tests"
+    )
+)
 FILES = [
     "test_composite_models.py",
     "test_data_input.py",
