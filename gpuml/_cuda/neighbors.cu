@@ -65,8 +65,9 @@ __device__ void warp_merge(const double* keys, const long long* index, int count
 
 // The k smallest keys of each tile row (k <= KNN_MAX_K), ascending: one
 // warp per row. Each lane keeps a sorted list of the smallest keys among
-// its columns (a lane sees n / 32 of them, so few are inserted), then the
-// warp merges the 32 lists. out_key/out_index: (rows, k).
+// its columns (a lane sees n / 32 of them, so few are inserted; the list in
+// local memory, its last entry, once full, in registers), then the warp
+// merges the 32 lists. out_key/out_index: (rows, k).
 extern "C" __global__ void knn_select(const double* G, const double* column,
                                       double alpha, long long rows, long long n, int k,
                                       long long index_offset, double* out_key,
@@ -80,6 +81,8 @@ extern "C" __global__ void knn_select(const double* G, const double* column,
          r < rows; r += warps) {
         const long long offset = r * n;
         int count = 0;
+        double worst = __longlong_as_double(0x7ff0000000000000LL);  // keys[k - 1]
+        long long worst_index = 0x7fffffffffffffffLL;
         // SELECT_UNROLL loads in flight per lane before any is used
         for (long long base = lane; base < n; base += SELECT_UNROLL * WARP) {
             double loaded[SELECT_UNROLL];
@@ -95,7 +98,7 @@ extern "C" __global__ void knn_select(const double* G, const double* column,
                     break;
                 const double key = loaded[u];
                 const long long global = j + index_offset;
-                if (count == k && !key_less(key, global, keys[k - 1], index[k - 1]))
+                if (count == k && !key_less(key, global, worst, worst_index))
                     continue;
                 int at = count < k ? count++ : k - 1;
                 while (at > 0 && key_less(key, global, keys[at - 1], index[at - 1])) {
@@ -105,6 +108,10 @@ extern "C" __global__ void knn_select(const double* G, const double* column,
                 }
                 keys[at] = key;
                 index[at] = global;
+                if (count == k) {
+                    worst = keys[k - 1];
+                    worst_index = index[k - 1];
+                }
             }
         }
         warp_merge(keys, index, count, k, out_key + r * k, out_index + r * k);
