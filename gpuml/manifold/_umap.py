@@ -11,7 +11,8 @@ device except the spectral initialisation's small eigenproblems below 4,096
 points, the supervised intersection (SciPy on the graph) and the
 initialisation's scaling of an (n, n_components) array; on the CPU the same
 algorithm runs with NumPy and SciPy. densMAP (:mod:`gpuml.manifold._umap_densmap`)
-and non-euclidean output metrics (:mod:`gpuml.manifold._umap_output_metric`)
+lays out on the device too (its local radii are summed on the host);
+non-euclidean output metrics (:mod:`gpuml.manifold._umap_output_metric`)
 lay out on the host, the neighbours, graph and start still on the device.
 """
 
@@ -191,8 +192,7 @@ class UMAP(
         the correlation between the points' local radii in the data and in
         the embedding. The default number of epochs is then 200 more (700
         up to 10,000 samples, else 400). Euclidean ``output_metric`` only;
-        no ``transform``. The layout runs on the host (NumPy), also when a
-        GPU computes the rest.
+        no ``transform``.
     dens_lambda : float, default=2.0
         densMAP's weight of the density correlation (>= 0; 0: UMAP's layout).
     dens_frac : float, default=0.3
@@ -213,7 +213,8 @@ class UMAP(
         'linfty'), 'minkowski' (``p``), 'seuclidean' (``sigma``),
         'wminkowski' (``w``, ``p``), 'mahalanobis' (``vinv``), 'canberra',
         'braycurtis', 'cosine', 'correlation', 'haversine' (latitude and
-        longitude in radians: ``n_components=2``) and 'hyperboloid'; or a
+        longitude in radians: ``n_components=2``) and 'hyperboloid' (these
+        layouts run on the host, also when a GPU computes the rest); or a
         callable ``f(x, y, *kwds) -> (distance, gradient)`` of two 1-D
         arrays (a numba-jitted one runs in a jitted loop, any other in a
         Python loop). umap-learn's 'hellinger', 'softmax_hellinger',

@@ -29,11 +29,14 @@ gpuml's layout moves each vertex by its own edges (see
 an edge's two ends, so each end adds it when it samples its own direction
 (umap-learn moves both ends with it, ``move_other``).
 
-Where it runs: the radii and the layout are host code (NumPy; the layout is
-:func:`~gpuml.manifold._umap_layout.layout_numpy` with this gradient); on a
-GPU the kNN search, the fuzzy simplicial sets and the spectral start stay
-on the device, and the graph, distances and embedding are copied to the
-host for these steps.
+Where it runs: on the CPU, :func:`~gpuml.manifold._umap_layout.layout_numpy`
+with this gradient. On a GPU the layout runs on the device
+(:func:`~gpuml.manifold._umap_layout.layout_device`: the kernels
+``densmap_radii`` and ``layout_epoch_densmap`` of ``gpuml/_cuda/umap.cu``
+in the density epochs, each epoch's radii statistics, three numbers, on the
+host); the data's radii (once per fit, O(n k), SciPy) and the embedding's
+(with ``output_dens``, after its kNN search and fuzzy simplicial set on the
+device) are computed on the host.
 """
 
 from __future__ import annotations
@@ -41,7 +44,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from gpuml import _cuda
 from gpuml._array import to_host
+from gpuml._backend import get_cupy
 from gpuml.manifold._umap_layout import attract_euclidean
 
 EPSILON = 1e-8
@@ -138,6 +143,44 @@ class DensmapGradient:
 
     #: The negative samples push as in the euclidean layout (its own code).
     repel = None
+    #: The device layout runs this gradient (``layout_epoch_densmap``).
+    on_device = True
+    _device = None
+
+    def _statistics(self, re_sum, phi_sum) -> None:
+        """The embedding's radii's mean, std (variance plus ``var_shift``)
+        and covariance with ``R``."""
+        self.re_sum, self.phi_sum = re_sum, phi_sum
+        self.re_std = np.sqrt(np.var(re_sum) + self.var_shift)
+        self.re_mean = np.mean(re_sum)
+        self.re_cov = np.dot(re_sum, self.R) / (self.n - 1)
+
+    def device_terms(self, embedding, indptr, keys, periods, epoch, n_epochs):
+        """The density term's extra arguments of the device kernel
+        ``layout_epoch_densmap`` for this epoch, or None where the term is
+        off: the embedding's radii at the epoch's start (kernel
+        ``densmap_radii``, on the device), their statistics (on the host: n
+        floats copied per epoch, no CuPy reduction to compile)."""
+        self.on = self.dens_lambda > 0 and (epoch + 1) / float(n_epochs) > 1 - self.frac
+        if not self.on:
+            return None
+        cupy = get_cupy()
+        if self._device is None:
+            self._device = (
+                cupy.asarray(self.R),
+                cupy.asarray(self.mu.astype(np.float32)),
+            )
+        R, mu = self._device
+        re_sum = cupy.empty(self.n, dtype=np.float64)
+        phi_sum = cupy.empty(self.n, dtype=np.float64)
+        args = (embedding, indptr, keys, periods, np.int64(self.n))
+        args += (np.int32(embedding.shape[1]), self.a32, self.b32, re_sum, phi_sum)
+        _cuda.launch("umap", "densmap_radii", self.n, args)
+        self._statistics(re_sum.get(), phi_sum.get())
+        shift = self.re_cov / (self.re_std * self.re_std)
+        scale = self.dens_lambda * self.mu_tot / self.n
+        floats = (scale, self.re_mean, shift, self.re_std)
+        return (R, re_sum, phi_sum, mu, *(np.float64(f) for f in floats))
 
     def start_epoch(self, embedding, epoch: int, n_epochs: int) -> None:
         """Whether the correlation term is on this epoch, and then the
@@ -149,11 +192,7 @@ class DensmapGradient:
         dist2 = (diff * diff).sum(axis=1).astype(np.float64)
         phi = 1.0 / (1.0 + self.a * dist2**self.b)
         re_sum, phi_sum = _radii(self.heads, self.tails, phi, dist2, self.n)
-        self.re_sum = re_sum.astype(np.float64)
-        self.phi_sum = phi_sum.astype(np.float64)
-        self.re_std = np.sqrt(np.var(self.re_sum) + self.var_shift)
-        self.re_mean = np.mean(self.re_sum)
-        self.re_cov = np.dot(self.re_sum, self.R) / (self.n - 1)
+        self._statistics(re_sum.astype(np.float64), phi_sum.astype(np.float64))
 
     def attract(self, current, other, edges, heads, tails):
         """The clipped moves of the vertices ``heads`` (at ``current``)

@@ -26,9 +26,10 @@ a hash of (seed, edge, epoch, sample), so a run repeats given its seed.
 :func:`layout_numpy` is the same algorithm on the host, vectorised over
 vertices, one round of each vertex's due edges at a time (for small data and
 the tests). It also takes another gradient than the euclidean one
-(``LayoutSettings.gradient``): densMAP's (:mod:`~gpuml.manifold._umap_densmap`)
-or an output metric's (:mod:`~gpuml.manifold._umap_output_metric`); such a
-layout runs on the host even when a GPU computes the rest (:func:`layout`).
+(``LayoutSettings.gradient``): densMAP's (:mod:`~gpuml.manifold._umap_densmap`;
+on the device too, kernel ``layout_epoch_densmap``) or an output metric's
+(:mod:`~gpuml.manifold._umap_output_metric`; on the host even when a GPU
+computes the rest, see :func:`layout`).
 """
 
 from __future__ import annotations
@@ -67,9 +68,11 @@ class LayoutSettings:
 def layout(xp, head, tail, indptr, keys, periods, n_epochs: int, settings):
     """:func:`layout_device` for device arrays (``xp`` CuPy), else
     :func:`layout_numpy`. A layout with another gradient than the
-    euclidean one (``settings.gradient``: densMAP, an output metric) runs
-    :func:`layout_numpy` on the host, on host copies, and returns to ``xp``."""
-    if settings.gradient is not None and xp is not np:
+    euclidean one (``settings.gradient``: an output metric) runs
+    :func:`layout_numpy` on the host, on host copies, and returns to ``xp``;
+    densMAP's (``gradient.on_device``) runs on the device."""
+    gradient = settings.gradient
+    if gradient is not None and xp is not np and not getattr(gradient, "on_device", 0):
         from gpuml._array import to_host
 
         tail = None if tail is None else to_host(tail)
@@ -313,7 +316,13 @@ def layout_device(
     rates = learning_rates(settings.initial_alpha, n_epochs)
     ab = (np.float32(settings.a), np.float32(settings.b), np.float32(settings.gamma))
     parts = _parts(tail, n_heads)
+    gradient = settings.gradient  # densMAP's, or None
     for epoch, alpha in enumerate(rates):
+        extra = None
+        if gradient is not None:  # the density term's arguments, or None
+            extra = gradient.device_terms(
+                current, indptr, keys, periods, epoch, n_epochs
+            )
         for part in range(parts):
             tails = current if tail is None else tail
             args = (
@@ -329,7 +338,11 @@ def layout_device(
             args += (*constants, np.int32(epoch), np.float32(alpha), *ab)
             args += (np.float32(negative_rate), np.int32(settings.same_space))
             args += (np.uint64(settings.seed), np.int32(part), np.int32(parts))
-            kernel(blocks, (_cuda.THREADS,), args)
+            if extra is None:
+                kernel(blocks, (_cuda.THREADS,), args)
+            else:
+                densmap = _cuda.kernel("umap", "layout_epoch_densmap")
+                densmap(blocks, (_cuda.THREADS,), args + extra)
             current, spare = spare, current
         _report(settings.verbose, epoch, n_epochs)
     return current

@@ -208,3 +208,88 @@ def test_gradients_are_the_distances_derivatives(name, rng):
         assert (np.sign(numeric) == np.sign(grad)).mean() > 0.9
         return
     np.testing.assert_allclose(grad, numeric, rtol=1e-3, atol=1e-3)
+
+
+def _densmap_case(n_epochs):
+    """A graph, its schedule, a start and densMAP's gradient (host)."""
+    from sklearn.datasets import make_blobs
+    from sklearn.neighbors import NearestNeighbors
+
+    from gpuml.manifold import _umap_graph as graph_steps
+
+    X, _ = make_blobs(300, 5, centers=4, random_state=1)
+    dists, indices = NearestNeighbors(n_neighbors=8).fit(X).kneighbors(X)
+    values, _, _ = graph_steps.memberships_numpy(dists, indices, 1.0, bipartite=False)
+    edges = graph_steps.union_numpy(values, indices, 1.0)
+    periods = graph_steps.schedule_numpy(edges.weights, n_epochs, n_epochs)
+    heads, tails, kept = _umap_densmap.graph_edges(edges.keys, periods, 300)
+    distances = _umap_densmap.knn_edge_distances(
+        dists, indices, heads[kept], tails[kept], 300
+    )
+    radii, mu_sum = _umap_densmap.data_radii(
+        heads[kept], tails[kept], edges.weights[kept], distances, 300
+    )
+
+    def gradient():
+        return _umap_densmap.DensmapGradient(
+            a=1.58, b=0.9, gamma=1.0, dens_lambda=2.0, dens_frac=1.0,
+            var_shift=0.1, heads=heads, tails=tails, kept=kept, mu=edges.weights,
+            R=(radii - radii.mean()) / radii.std(), mu_sum=mu_sum,
+        )  # fmt: skip
+
+    start = np.random.default_rng(0).uniform(0, 10, size=(300, 2)).astype(np.float32)
+    return edges, periods, start, gradient
+
+
+def test_densmap_term_moves_the_layout():
+    """The density term on (dens_frac=1) changes the layout from its first
+    epoch, and the layout stays finite."""
+    from gpuml.manifold import _umap_layout as layout_steps
+
+    edges, periods, start, gradient = _densmap_case(5)
+    results = []
+    for g in (None, gradient()):
+        settings = layout_steps.LayoutSettings(
+            a=1.58, b=0.9, gamma=1.0, initial_alpha=1.0, negative_rate=5,
+            same_space=True, seed=7, gradient=g,
+        )  # fmt: skip
+        results.append(
+            layout_steps.layout_numpy(
+                start, None, edges.indptr, edges.keys, periods, 5, settings
+            )
+        )
+    assert np.isfinite(results[1]).all()
+    assert np.abs(results[0] - results[1]).max() > 1e-3
+
+
+@pytest.mark.gpu
+def test_device_densmap_layout_matches_numpy():
+    """The device's densMAP layout (kernels densmap_radii and
+    layout_epoch_densmap) against the host's on the same input."""
+    import cupy
+
+    from gpuml import config_context
+    from gpuml.manifold import _umap_layout as layout_steps
+
+    edges, periods, start, gradient = _densmap_case(3)
+
+    def settings():
+        return layout_steps.LayoutSettings(
+            a=1.58, b=0.9, gamma=1.0, initial_alpha=1.0, negative_rate=5,
+            same_space=True, seed=12345, gradient=gradient(),
+        )  # fmt: skip
+
+    with config_context(device="gpu"):
+        got = layout_steps.layout_device(
+            cupy.asarray(start),
+            None,
+            cupy.asarray(edges.indptr),
+            cupy.asarray(edges.keys),
+            cupy.asarray(periods),
+            3,
+            settings(),
+        )
+    want = layout_steps.layout_numpy(
+        start, None, edges.indptr, edges.keys, periods, 3, settings()
+    )
+    np.testing.assert_allclose(got.get(), want, rtol=1e-3, atol=1e-3)
