@@ -286,19 +286,6 @@ extern "C" __global__ void layout_start(const float* epochs_per_sample, long lon
     }
 }
 
-// One part of an epoch of umap-learn's optimize_layout_euclidean, one
-// thread per head vertex v, which walks its edges of this part (CSR, sorted
-// keys row * n_tail + tail; part `part` of `parts` is the slots
-// [indptr[v] + deg * part / parts, indptr[v] + deg * (part + 1) / parts))
-// in order, moving its own position `current` (in registers) toward each
-// sampled edge's tail and away from its negative samples, as umap-learn
-// moves `current`; every other position is read as it was when the part
-// began (`tail_embedding`), so that the result does not depend on the
-// threads' timing. A fit runs an epoch in several parts, so that a move
-// reaches the neighbours within the epoch (see _umap_layout.py). In a fit
-// the graph holds both directions of each edge and each end moves itself
-// when its own direction is sampled (umap-learn also moves the tail,
-// move_other; see _umap_layout.py).
 // densMAP's terms of an epoch (umap-learn's optimize_layout_euclidean with
 // densmap): the data's standardised radii R, the embedding's radii re_sum
 // and phi_sum at the epoch's start (densmap_radii), each edge's membership
@@ -331,6 +318,19 @@ __device__ __forceinline__ float densmap_coefficient(const DensmapTerms& t, long
     return (float)(2.0 * cor);
 }
 
+// One part of an epoch of umap-learn's optimize_layout_euclidean, one
+// thread per head vertex v, which walks its edges of this part (CSR, sorted
+// keys row * n_tail + tail; part `part` of `parts` is the slots
+// [indptr[v] + deg * part / parts, indptr[v] + deg * (part + 1) / parts))
+// in order, moving its own position `current` (in registers) toward each
+// sampled edge's tail and away from its negative samples, as umap-learn
+// moves `current`; every other position is read as it was when the part
+// began (`tail_embedding`), so that the result does not depend on the
+// threads' timing. A fit runs an epoch in several parts, so that a move
+// reaches the neighbours within the epoch (see _umap_layout.py). In a fit
+// the graph holds both directions of each edge and each end moves itself
+// when its own direction is sampled (umap-learn also moves the tail,
+// move_other; see _umap_layout.py).
 __device__ __forceinline__ void layout_vertices(
     const float* head_embedding, const float* tail_embedding, float* out,
     const long long* indptr, const long long* keys, const float* epochs_per_sample,
