@@ -44,10 +44,11 @@ FILES = [
     "test_umap_trustworthiness.py",
     "test_umap_validation_params.py",
 ]
-# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 53 on the CPU
+# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 64 on the CPU
 # (2026-11-26: target metrics, n_jobs, force_approximation_algorithm,
-# unique); on the GPU 38 when issue 36 was filed, not run since.
-PASSES = {"cpu": 53, "gpu": 38}
+# unique; densMAP and output_metric); on the GPU 38 when issue 36 was filed,
+# not run since.
+PASSES = {"cpu": 64, "gpu": 38}
 
 
 #: The failing cases (file, test), each with its reason in docs/differences.
@@ -58,21 +59,9 @@ KNOWN_FAILURES = {
     ("test_composite_models", "test_contrastive_trustworthiness_on_iris"),
     # metrics gpuml does not have (jaccard, hellinger, callables...)
     ("test_data_input", "test_check_input_data"),
-    ("test_umap_validation_params", "test_umap_bad_metrics"),
     ("test_umap_validation_params", "test_umap_custom_distance_w_grad"),
-    # densMAP
-    ("test_densmap", "test_densmap_trustworthiness"),
+    # densMAP passes, then asks inverse_transform (not implemented) to raise
     ("test_densmap", "test_densmap_trustworthiness_on_iris"),
-    ("test_densmap", "test_densmap_trustworthiness_on_iris_supervised"),
-    ("test_umap_validation_params", "test_densmap_lambda"),
-    ("test_umap_validation_params", "test_densmap_var_shift"),
-    ("test_umap_validation_params", "test_densmap_frac"),
-    ("test_umap_validation_params", "test_densmap_bad_output_metric"),
-    # output_metric
-    ("test_umap_on_iris", "test_umap_trustworthiness_on_sphere_iris"),
-    ("test_umap_validation_params", "test_umap_bad_output_metric"),
-    ("test_umap_validation_params", "test_umap_haversine_embed_to_highd"),
-    ("test_umap_validation_params", "test_umap_bad_output_metric_no_grad"),
     # jaccard and hellinger (with force_approximation_algorithm), update
     *(
         ("test_umap_ops", f"test_disconnected_data[{fast}-{metric}-{n}]")
