@@ -50,7 +50,7 @@ from gpuml._validation import (
 from gpuml.base import DeviceCacheMixin
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
-from gpuml.manifold import _umap_target
+from gpuml.manifold import _umap_ops, _umap_target
 from gpuml.neighbors._search import (
     MAX_DEVICE_K,
     device_kneighbors,
@@ -262,6 +262,9 @@ class UMAP(
         ],
         "target_weight": [Interval(Real, 0, 1, closed="both")],
         "random_state": ["random_state"],
+        "transform_seed": ["random_state"],
+        "transform_mode": [StrOptions({"embedding", "graph"})],
+        "precomputed_knn": "no_validation",
         "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "force_approximation_algorithm": ["boolean"],
         "unique": ["boolean"],
@@ -290,6 +293,9 @@ class UMAP(
         target_n_neighbors=-1,
         target_weight=0.5,
         random_state=None,
+        transform_seed=42,
+        transform_mode="embedding",
+        precomputed_knn=(None, None, None),
         n_jobs=-1,
         force_approximation_algorithm=False,
         unique=False,
@@ -314,6 +320,9 @@ class UMAP(
         self.target_n_neighbors = target_n_neighbors
         self.target_weight = target_weight
         self.random_state = random_state
+        self.transform_seed = transform_seed
+        self.transform_mode = transform_mode
+        self.precomputed_knn = precomputed_knn
         self.n_jobs = n_jobs
         self.force_approximation_algorithm = force_approximation_algorithm
         self.unique = unique
@@ -350,6 +359,8 @@ class UMAP(
         self._reset_device_cache()
         self.__dict__.pop("_log_start", None)
         self.__dict__.pop("_unique_inverse_", None)
+        self.__dict__.pop("_composed", None)
+        self.__dict__.pop("_search_index", None)
         self._log("fit started")
         # a precomputed kNN graph may be sparse (its stored distances)
         sparse = "csr" if self.metric == "precomputed" else False
@@ -359,7 +370,6 @@ class UMAP(
             xp=xp,
             accept_sparse=sparse,
             dtype=(np.float32, np.float64),
-            ensure_min_samples=2,
         )
         # umap-learn computes in float32 and refuses what overflows it.
         assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
@@ -395,6 +405,12 @@ class UMAP(
                     "'random'), not an array: the array's rows would be the "
                     "distinct rows'."
                 )
+        rng = check_random_state(self.random_state)
+        a, b = self._ab()
+        self._supervised = y is not None
+        if n == 1:  # umap-learn's special case
+            _umap_ops.fit_one_sample(self, X_all, a, b, rng, family, inverse)
+            return self
         k = self.n_neighbors
         if k >= n:
             warnings.warn(
@@ -410,12 +426,15 @@ class UMAP(
         unsupported = _cuml.umap_unsupported(self.metric, self.init, y is not None)
         if unsupported is None and self.unique:
             unsupported = "embed each distinct row once (unique=True)"
+        given_knn = _umap_ops.given_knn(self, n, k, xp)
+        if unsupported is None and given_knn is not None:
+            unsupported = "start from a precomputed_knn"
+        if unsupported is None and self.transform_mode == "graph":
+            unsupported = "stop at the graph (transform_mode='graph')"
         prefer_cuml = beyond_kernels or _cuml.umap_prefers_cuml(
             n, self.metric, self.random_state
         )
         engine = _cuml.choose_engine(self, xp, unsupported, prefer_cuml)
-        rng = check_random_state(self.random_state)
-        a, b = self._ab()
         n_epochs = self.n_epochs or default_epochs(n)
         if engine == "cuml":
             self._fit_cuml(X, k, n_epochs, a, b, rng, family, fit_rows)
@@ -433,9 +452,12 @@ class UMAP(
         prune_epochs = n_epochs if n_epochs > 10 else default_epochs(n)
         # k neighbours, the point itself first among them (umap-learn's kNN)
         key = ("umap", self.metric, k, xp.__name__)
-        dists, indices = neighbours_of(
-            fit_rows, X_given, key, lambda: _kneighbors(X, X, k, self.metric, xp)
-        )
+        if given_knn is not None:
+            dists, indices = given_knn
+        else:
+            dists, indices = neighbours_of(
+                fit_rows, X_given, key, lambda: _kneighbors(X, X, k, self.metric, xp)
+            )
         self._log("nearest neighbours done")
         if device:
             values = graph_steps.memberships_device(
@@ -461,6 +483,12 @@ class UMAP(
                 np.array([graph.data.max()], dtype=np.float32).view(np.uint32)
             )
         self._log("fuzzy simplicial set done")
+        if self.transform_mode == "graph":  # umap-learn's: no layout
+            if inverse is not None:
+                self._unique_inverse_ = inverse
+            fitted = (graph, X_all, k, a, b, rng, family, fit_rows, "gpuml")
+            self._set_fitted(None, *fitted)
+            return self
         if device:
             periods = graph_steps.schedule_device(
                 edges.weights, top, n_epochs, prune_epochs
@@ -526,13 +554,14 @@ class UMAP(
     def _set_fitted(self, embedding, graph, X, k, a, b, rng, family, fit_rows, engine):
         """The fitted attributes, and what ``transform`` needs."""
         self.engine_ = engine
-        self.embedding_ = to_family(embedding, family)
+        self.__dict__.pop("embedding_", None)
+        if embedding is not None:  # none with transform_mode='graph'
+            self.embedding_ = to_family(embedding, family)
         self.graph_ = to_family(graph, family)
         self._raw_data = to_family(X, family)
         self._n_neighbors = k
         self._fit_rows = fit_rows
         self._a, self._b = a, b
-        self._transform_seed = int(rng.randint(np.iinfo(np.int32).max))
 
     def fit_transform(self, X, y=None):
         """Fit X into an embedded space and return that transformed output.
@@ -549,7 +578,10 @@ class UMAP(
         X_new : ndarray of shape (n_samples, n_components)
             Embedding of the training data (float32), in the family of ``X``.
         """
-        return to_output(self.fit(X, y).embedding_, X, self.get_feature_names_out)
+        self.fit(X, y)
+        if self.transform_mode == "graph":
+            return self.graph_
+        return to_output(self.embedding_, X, self.get_feature_names_out)
 
     def transform(self, X):
         """Embed new points against the fitted ones.
@@ -574,22 +606,27 @@ class UMAP(
             return self._transform(X)
 
     def _transform(self, X):
-        if self.metric == "precomputed":
-            raise ValueError(
-                "transform is not available with metric='precomputed': the distances "
-                "of new points to the training points would be needed."
-            )
+        _umap_ops.check_transformable(self)
         xp = compute_namespace()
         family = input_family(X)
         X_given = X
-        X = validate_data(self, X, xp=xp, reset=False, dtype=(np.float32, np.float64))
+        precomputed = self.metric == "precomputed"
+        X = validate_data(
+            self,
+            X,
+            xp=xp,
+            reset=False,
+            dtype=(np.float32, np.float64),
+            accept_sparse="csr" if precomputed else False,
+        )
         assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
         train = self._fitted("_raw_data", xp)
-        reference = self._fitted("embedding_", xp)
         n_train, k, q = train.shape[0], self._n_neighbors, X.shape[0]
         key = ("umap", self.metric, k, xp.__name__)
 
         def search():
+            if precomputed:  # X: the new points' distances to the training points
+                return _umap_ops.precomputed_neighbours(X, train, k, xp)
             return _kneighbors(train, X, k, self.metric, xp)
 
         dists, indices = neighbours_of(self._fit_rows, X_given, key, search)
@@ -601,6 +638,9 @@ class UMAP(
             values, _, _ = graph_steps.memberships_numpy(
                 dists, indices, lc, bipartite=True
             )
+        if self.transform_mode == "graph":
+            return _umap_ops.membership_graph(values, indices, n_train, family)
+        reference = self._fitted("embedding_", xp)
         # One row of k entries per new point (keys row * n_train + column).
         indices_h, values_h = to_host(indices), to_host(values)
         rows = np.repeat(np.arange(q, dtype=np.int64), k)
@@ -615,8 +655,9 @@ class UMAP(
         n_epochs = max(n_epochs, 1)
         start = _graph_mean(indptr, indices_h, weights, to_host(reference))
         periods = graph_steps.schedule_numpy(weights, n_epochs, n_epochs)
+        seed = _umap_ops.seed_of(self.transform_seed)
         settings = self._layout_settings(
-            self._a, self._b, self.learning_rate / 4.0, False, self._transform_seed
+            self._a, self._b, self.learning_rate / 4.0, False, seed
         )
         graph = (xp.asarray(indptr), xp.asarray(keys), xp.asarray(periods))
         embedding = layout_steps.layout(
@@ -626,11 +667,88 @@ class UMAP(
             to_family(embedding, family), X_given, self.get_feature_names_out
         )
 
+    def inverse_transform(self, X):
+        """Map points of the embedding back into the data space.
+
+        umap-learn's algorithm: each point's nearest training embeddings (as
+        many as the data have features, at most the training size), their
+        memberships ``1 / (1 + a d^(2b))``, a start at the weighted mean of
+        their training rows, then a gradient descent in the data space
+        toward those rows (away from random ones). Not for
+        ``metric='precomputed'``, sparse training data, a composed model or
+        ``transform_mode='graph'`` (ValueError).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_components)
+            Points of the embedding (host or device family).
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_queries, n_features_in_)
+            Points in the data space, in the training data's dtype and the
+            family of ``X``.
+        """
+        with _host_threads(self.n_jobs):
+            return _umap_ops.inverse_transform(self, X)
+
+    def update(self, X, ensure_all_finite=True):
+        """Add new data to the fitted model (umap-learn's ``update``).
+
+        The rows of ``X`` are appended to the training data; the neighbours
+        and the graph of all rows are computed again, and the embedding is
+        optimised again (``n_epochs``, or the fit's default for the new size
+        when None) from the old embedding, each new row starting at the mean
+        of its neighbours among the old rows. Not for
+        ``metric='precomputed'``, supervised fits, ``unique=True`` or
+        composed models (ValueError).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            The new data (host or device family).
+        ensure_all_finite : bool or 'allow-nan', default=True
+            scikit-learn's meaning: True refuses NaN and infinity,
+            'allow-nan' accepts NaN only, False accepts both.
+
+        Returns
+        -------
+        self : UMAP
+            The updated estimator (``embedding_``, ``graph_`` of all rows).
+        """
+        with _host_threads(self.n_jobs):
+            return _umap_ops.update(self, X, ensure_all_finite)
+
+    def __mul__(self, other):
+        """The model of the fuzzy intersection of two models' graphs (the
+        same samples), laid out again (umap-learn's ``*``)."""
+        if not isinstance(other, UMAP):
+            return NotImplemented
+        return _umap_ops.compose(self, other, "*")
+
+    def __add__(self, other):
+        """The model of the fuzzy union of two models' graphs (the same
+        samples), laid out again (umap-learn's ``+``)."""
+        if not isinstance(other, UMAP):
+            return NotImplemented
+        return _umap_ops.compose(self, other, "+")
+
+    def __sub__(self, other):
+        """The model of umap-learn's contrastive difference of two models'
+        graphs (``-``: the left's edges weighted by the complement of the
+        right's), laid out again."""
+        if not isinstance(other, UMAP):
+            return NotImplemented
+        return _umap_ops.compose(self, other, "-")
+
     # ------------------------------------------------------------- helpers
 
     @property
     def _n_features_out(self) -> int:
-        """The embedding's dimension (``get_feature_names_out``: umap0, ...)."""
+        """The embedding's dimension (``get_feature_names_out``: umap0, ...);
+        with ``transform_mode='graph'``, the graph's columns."""
+        if self.transform_mode == "graph":
+            return self.graph_.shape[1]
         return self.embedding_.shape[1]
 
     def _layout_settings(self, a, b, initial_alpha, same_space, seed):
@@ -680,9 +798,10 @@ class UMAP(
             if init == "spectral":
                 start = _spectral_layout(graph, edges, dim, xp)
             if start is None:
-                start = (
-                    _pca_layout(X, dim, xp) if self.metric != "precomputed" else None
-                )
+                if self.metric != "precomputed":
+                    start = _pca_layout(X, dim, xp)
+                else:
+                    start = _umap_ops.mds_layout(X, dim, xp)
             if start is None:
                 start = rng.uniform(low=-10.0, high=10.0, size=(n, dim))
             expansion = 10.0 / np.abs(start).max()
