@@ -10,7 +10,9 @@ given), scaled as umap-learn scales it; the stochastic gradient descent
 device except the spectral initialisation's small eigenproblems below 4,096
 points, the supervised intersection (SciPy on the graph) and the
 initialisation's scaling of an (n, n_components) array; on the CPU the same
-algorithm runs with NumPy and SciPy.
+algorithm runs with NumPy and SciPy. The model operations (composition,
+``inverse_transform``, ``update``, ``precomputed_knn``, transform with
+precomputed distances or to a graph) are in :mod:`gpuml.manifold._umap_ops`.
 """
 
 from __future__ import annotations
@@ -118,7 +120,9 @@ class UMAP(
         The metric of the input space ('l2', 'cityblock' and 'l1' are
         aliases). With 'precomputed', ``X`` is a square matrix of distances,
         dense, or sparse (a kNN graph: each row's stored distances are its
-        candidate neighbours, missing entries never neighbours).
+        candidate neighbours, missing entries never neighbours), and
+        ``transform`` takes the new points' distances to the training
+        points.
     n_epochs : int, default=None
         The number of training epochs: 500 for at most 10,000 samples, else
         200, when None (umap-learn's rule).
@@ -166,6 +170,22 @@ class UMAP(
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the negative samples: with a seed, a
         fit repeats exactly on the same device.
+    transform_seed : int, RandomState instance or None, default=42
+        Seeds the negative samples of ``transform``, ``inverse_transform``
+        and ``update`` (umap-learn's parameter and default).
+    transform_mode : {'embedding', 'graph'}, default='embedding'
+        'graph': ``fit`` stops at the fuzzy simplicial set (no
+        ``embedding_``), ``fit_transform`` returns ``graph_`` and
+        ``transform`` the new points' memberships to the training points (a
+        sparse matrix of shape (n_queries, n_samples) in the family of X).
+    precomputed_knn : tuple, default=(None, None, None)
+        ``(knn_indices, knn_dists)`` or ``(knn_indices, knn_dists,
+        search_index)``: NumPy arrays of shape (n_samples, k), k at least
+        ``n_neighbors`` (cut to it), each row's nearest neighbours, itself
+        first, and their distances, used instead of a search (umap-learn's
+        checks and warnings). ``transform`` needs the third element (any
+        object: gpuml searches the training data itself) and raises
+        ``NotImplementedError`` without it.
     n_jobs : int, default=-1
         The host threads of the BLAS and OpenMP libraries during ``fit`` and
         ``transform`` (-1: as they are); the host computes everything on
@@ -211,6 +231,13 @@ class UMAP(
         strings.
     engine_ : {"gpuml", "cuml"}
         The engine that fitted the embedding.
+
+    Model operations (umap-learn's): ``a * b``, ``a + b`` and ``a - b``
+    combine two models fitted on the same samples into a new one (the fuzzy
+    intersection, union or contrastive difference of their graphs, laid out
+    again); :meth:`inverse_transform` maps embedded points back to the data
+    space; :meth:`update` adds rows to a fitted model. A model fitted on one
+    sample embeds it at the origin and cannot ``transform``.
 
     See Also
     --------
@@ -576,7 +603,8 @@ class UMAP(
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
-            Embedding of the training data (float32), in the family of ``X``.
+            Embedding of the training data (float32), in the family of ``X``;
+            with ``transform_mode='graph'``, ``graph_``.
         """
         self.fit(X, y)
         if self.transform_mode == "graph":
@@ -594,12 +622,17 @@ class UMAP(
         Parameters
         ----------
         X : array-like of shape (n_queries, n_features)
-            New data (host or device family).
+            New data (host or device family); with ``metric='precomputed'``
+            their distances to the training points, of shape (n_queries,
+            n_samples), dense or sparse (at least ``n_neighbors`` stored
+            distances per row).
 
         Returns
         -------
         X_new : ndarray of shape (n_queries, n_components)
-            Embedding of the new data (float32), in the family of ``X``.
+            Embedding of the new data (float32), in the family of ``X``;
+            with ``transform_mode='graph'``, the new points' memberships to
+            the training points (sparse, of shape (n_queries, n_samples)).
         """
         check_is_fitted(self)
         with _host_threads(self.n_jobs):
@@ -685,7 +718,7 @@ class UMAP(
 
         Returns
         -------
-        X_original : ndarray of shape (n_queries, n_features_in_)
+        X_original : ndarray of shape (n_queries, n_features)
             Points in the data space, in the training data's dtype and the
             family of ``X``.
         """

@@ -424,13 +424,13 @@ def precomputed_neighbours(X, train, k: int, xp):
         counts = np.diff(D.indptr)
         if D.shape[0] and counts.min() < k:
             raise ValueError(f"Need at least n_neighbors ({k}) distances for each row!")
-        dists = np.empty((D.shape[0], k))
-        indices = np.empty((D.shape[0], k), dtype=np.int64)
-        for i in range(D.shape[0]):
-            start, stop = D.indptr[i], D.indptr[i + 1]
-            values, columns = D.data[start:stop], D.indices[start:stop]
-            order = np.lexsort((columns, values))[:k]
-            dists[i], indices[i] = values[order], columns[order]
+        rows = np.repeat(np.arange(D.shape[0]), counts)
+        # each row's entries by distance (ties by column), its first k kept
+        order = np.lexsort((D.indices, D.data, rows))
+        rank = np.arange(order.shape[0]) - np.repeat(D.indptr[:-1], counts)
+        kept = order[rank < k]
+        dists = D.data[kept].astype(np.float64).reshape(-1, k)
+        indices = D.indices[kept].astype(np.int64).reshape(-1, k)
         dists, indices = xp.asarray(dists), xp.asarray(indices)
     elif xp is np:
         D = np.asarray(X, dtype=np.float64)
