@@ -73,27 +73,33 @@ def test_composed_graphs_equal_umap_learns(iris):
         assert abs(graph - reference).max() < 1e-6, operation
 
 
-@pytest.mark.parametrize("operation", ["*", "+", "-"])
-def test_composition(backend, iris, operation):
+def test_composition(backend, iris):
     left = UMAP(**SETTINGS, n_epochs=60).fit(backend.asarray(iris[:, :2]))
     right = UMAP(**SETTINGS, n_epochs=80, n_components=3)
     right.fit(backend.asarray(iris[:, 2:]))
-    model = {"*": left * right, "+": left + right, "-": left - right}[operation]
-    combine, reset_metric = ops._COMPOSITIONS[operation]
-    graph = ops.reset_local_connectivity(
-        combine(to_host(left.graph_), to_host(right.graph_)), reset_metric
-    )
-    assert abs(to_host(model.graph_) - graph).max() == 0
-    backend.assert_family(model.embedding_, dtype=np.float32, shape=(150, 2))
-    # umap-learn's choices: the smaller dimension, the larger epochs, seed 42
-    assert (model.n_components, model.n_epochs, model.random_state) == (2, 80, 42)
-    assert model.get_feature_names_out().tolist() == ["umap0", "umap1"]
-    threshold = 0.75 if operation == "-" else 0.82
-    assert trustworthiness(iris, to_host(model.embedding_), n_neighbors=10) > threshold
+    left_graph = to_host(left.graph_).copy()
+    composed = {"*": left * right, "+": left + right, "-": left - right}
+    for operation, model in composed.items():
+        combine, reset_metric = ops._COMPOSITIONS[operation]
+        graph = ops.reset_local_connectivity(
+            combine(to_host(left.graph_), to_host(right.graph_)), reset_metric
+        )
+        assert abs(to_host(model.graph_) - graph).max() == 0
+        backend.assert_family(model.embedding_, dtype=np.float32, shape=(150, 2))
+        # umap-learn's choices: the smaller dimension, the larger epochs, seed 42
+        settings = (model.n_components, model.n_epochs, model.random_state)
+        assert settings == (2, 80, 42)
+        assert model.get_feature_names_out().tolist() == ["umap0", "umap1"]
+        threshold = 0.75 if operation == "-" else 0.82
+        score = trustworthiness(iris, to_host(model.embedding_), n_neighbors=10)
+        assert score > threshold, (operation, score)
+    assert abs(to_host(left.graph_) - left_graph).max() == 0  # left unchanged
     with pytest.raises(ValueError, match="composed model"):
         model.transform(iris[:3])
     with pytest.raises(ValueError, match="composed model"):
         model.inverse_transform(to_host(model.embedding_)[:3])
+    with pytest.raises(ValueError, match="composed model"):
+        model.update(iris[:3])
 
 
 def test_composition_errors(iris):
@@ -182,6 +188,8 @@ def test_update_errors(iris):
         model.update(iris[100:], ensure_all_finite="yes")
     with pytest.raises(ValueError, match="4 features"):
         model.update(iris[100:, :3])
+    model.update(iris[100:], ensure_all_finite=False)  # no check, finite data
+    assert model.graph_.shape == (150, 150)
 
 
 # -------------------------------------------------------- transform modes
