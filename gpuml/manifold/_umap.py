@@ -14,6 +14,9 @@ algorithm runs with NumPy and SciPy. densMAP (:mod:`gpuml.manifold._umap_densmap
 lays out on the device too (its local radii are summed on the host);
 non-euclidean output metrics (:mod:`gpuml.manifold._umap_output_metric`)
 lay out on the host, the neighbours, graph and start still on the device.
+The model operations (composition, ``inverse_transform``, ``update``,
+``precomputed_knn``, transform with precomputed distances or to a graph)
+are in :mod:`gpuml.manifold._umap_ops`.
 """
 
 from __future__ import annotations
@@ -51,7 +54,12 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.base import DeviceCacheMixin
-from gpuml.manifold import _umap_densmap, _umap_output_metric, _umap_target
+from gpuml.manifold import (
+    _umap_densmap,
+    _umap_ops,
+    _umap_output_metric,
+    _umap_target,
+)
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
 from gpuml.neighbors._search import (
@@ -125,7 +133,9 @@ class UMAP(
         The metric of the input space ('l2', 'cityblock' and 'l1' are
         aliases). With 'precomputed', ``X`` is a square matrix of distances,
         dense, or sparse (a kNN graph: each row's stored distances are its
-        candidate neighbours, missing entries never neighbours).
+        candidate neighbours, missing entries never neighbours), and
+        ``transform`` takes the new points' distances to the training
+        points.
     n_epochs : int, default=None
         The number of training epochs: 500 for at most 10,000 samples, else
         200, when None (umap-learn's rule).
@@ -173,6 +183,22 @@ class UMAP(
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the negative samples: with a seed, a
         fit repeats exactly on the same device.
+    transform_seed : int, RandomState instance or None, default=42
+        Seeds the negative samples of ``transform``, ``inverse_transform``
+        and ``update`` (umap-learn's parameter and default).
+    transform_mode : {'embedding', 'graph'}, default='embedding'
+        'graph': ``fit`` stops at the fuzzy simplicial set (no
+        ``embedding_``), ``fit_transform`` returns ``graph_`` and
+        ``transform`` the new points' memberships to the training points (a
+        sparse matrix of shape (n_queries, n_samples) in the family of X).
+    precomputed_knn : tuple, default=(None, None, None)
+        ``(knn_indices, knn_dists)`` or ``(knn_indices, knn_dists,
+        search_index)``: NumPy arrays of shape (n_samples, k), k at least
+        ``n_neighbors`` (cut to it), each row's nearest neighbours, itself
+        first, and their distances, used instead of a search (umap-learn's
+        checks and warnings). ``transform`` needs the third element (any
+        object: gpuml searches the training data itself) and raises
+        ``NotImplementedError`` without it.
     n_jobs : int, default=-1
         The host threads of the BLAS and OpenMP libraries during ``fit`` and
         ``transform`` (-1: as they are); the host computes everything on
@@ -263,6 +289,13 @@ class UMAP(
         With ``output_dens``: each point's local radius in the embedding
         (over the fuzzy simplicial set of the embedding's own neighbours).
 
+    Model operations (umap-learn's): ``a * b``, ``a + b`` and ``a - b``
+    combine two models fitted on the same samples into a new one (the fuzzy
+    intersection, union or contrastive difference of their graphs, laid out
+    again); :meth:`inverse_transform` maps embedded points back to the data
+    space; :meth:`update` adds rows to a fitted model. A model fitted on one
+    sample embeds it at the origin and cannot ``transform``.
+
     See Also
     --------
     gpuml.neighbors.NearestNeighbors : The exact neighbours search.
@@ -313,6 +346,9 @@ class UMAP(
         ],
         "target_weight": [Interval(Real, 0, 1, closed="both")],
         "random_state": ["random_state"],
+        "transform_seed": ["random_state"],
+        "transform_mode": [StrOptions({"embedding", "graph"})],
+        "precomputed_knn": "no_validation",
         "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "force_approximation_algorithm": ["boolean"],
         "unique": ["boolean"],
@@ -348,6 +384,9 @@ class UMAP(
         target_n_neighbors=-1,
         target_weight=0.5,
         random_state=None,
+        transform_seed=42,
+        transform_mode="embedding",
+        precomputed_knn=(None, None, None),
         n_jobs=-1,
         force_approximation_algorithm=False,
         unique=False,
@@ -379,6 +418,9 @@ class UMAP(
         self.target_n_neighbors = target_n_neighbors
         self.target_weight = target_weight
         self.random_state = random_state
+        self.transform_seed = transform_seed
+        self.transform_mode = transform_mode
+        self.precomputed_knn = precomputed_knn
         self.n_jobs = n_jobs
         self.force_approximation_algorithm = force_approximation_algorithm
         self.unique = unique
@@ -424,6 +466,8 @@ class UMAP(
         self.__dict__.pop("_unique_inverse_", None)
         self.__dict__.pop("rad_orig_", None)
         self.__dict__.pop("rad_emb_", None)
+        self.__dict__.pop("_composed", None)
+        self.__dict__.pop("_search_index", None)
         self._log("fit started")
         # a precomputed kNN graph may be sparse (its stored distances)
         sparse = "csr" if self.metric == "precomputed" else False
@@ -433,7 +477,6 @@ class UMAP(
             xp=xp,
             accept_sparse=sparse,
             dtype=(np.float32, np.float64),
-            ensure_min_samples=2,
         )
         # umap-learn computes in float32 and refuses what overflows it.
         assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
@@ -470,6 +513,12 @@ class UMAP(
                     "'random'), not an array: the array's rows would be the "
                     "distinct rows'."
                 )
+        rng = check_random_state(self.random_state)
+        a, b = self._ab()
+        self._supervised = y is not None
+        if n == 1:  # umap-learn's special case
+            _umap_ops.fit_one_sample(self, X_all, a, b, rng, family, inverse)
+            return self
         k = self.n_neighbors
         if k >= n:
             warnings.warn(
@@ -489,12 +538,15 @@ class UMAP(
             unsupported = "fit densMAP or return the local radii (output_dens)"
         if unsupported is None and distance is not None:
             unsupported = f"embed in output_metric={self.output_metric!r}"
+        given_knn = _umap_ops.given_knn(self, n, k, xp)
+        if unsupported is None and given_knn is not None:
+            unsupported = "start from a precomputed_knn"
+        if unsupported is None and self.transform_mode == "graph":
+            unsupported = "stop at the graph (transform_mode='graph')"
         prefer_cuml = beyond_kernels or _cuml.umap_prefers_cuml(
             n, self.metric, self.random_state
         )
         engine = _cuml.choose_engine(self, xp, unsupported, prefer_cuml)
-        rng = check_random_state(self.random_state)
-        a, b = self._ab()
         # umap-learn gives densMAP 200 more epochs by default
         epochs_by_size = default_epochs(n) + (200 if self.densmap else 0)
         n_epochs = self.n_epochs or epochs_by_size
@@ -514,9 +566,12 @@ class UMAP(
         prune_epochs = n_epochs if n_epochs > 10 else epochs_by_size
         # k neighbours, the point itself first among them (umap-learn's kNN)
         key = ("umap", self.metric, k, xp.__name__)
-        dists, indices = neighbours_of(
-            fit_rows, X_given, key, lambda: _kneighbors(X, X, k, self.metric, xp)
-        )
+        if given_knn is not None:
+            dists, indices = given_knn
+        else:
+            dists, indices = neighbours_of(
+                fit_rows, X_given, key, lambda: _kneighbors(X, X, k, self.metric, xp)
+            )
         self._log("nearest neighbours done")
         if device:
             values = graph_steps.memberships_device(
@@ -542,6 +597,12 @@ class UMAP(
                 np.array([graph.data.max()], dtype=np.float32).view(np.uint32)
             )
         self._log("fuzzy simplicial set done")
+        if self.transform_mode == "graph":  # umap-learn's: no layout
+            if inverse is not None:
+                self._unique_inverse_ = inverse
+            fitted = (graph, X_all, k, a, b, rng, family, fit_rows, "gpuml")
+            self._set_fitted(None, *fitted)
+            return self
         if device:
             periods = graph_steps.schedule_device(
                 edges.weights, top, n_epochs, prune_epochs
@@ -670,13 +731,14 @@ class UMAP(
     def _set_fitted(self, embedding, graph, X, k, a, b, rng, family, fit_rows, engine):
         """The fitted attributes, and what ``transform`` needs."""
         self.engine_ = engine
-        self.embedding_ = to_family(embedding, family)
+        self.__dict__.pop("embedding_", None)
+        if embedding is not None:  # none with transform_mode='graph'
+            self.embedding_ = to_family(embedding, family)
         self.graph_ = to_family(graph, family)
         self._raw_data = to_family(X, family)
         self._n_neighbors = k
         self._fit_rows = fit_rows
         self._a, self._b = a, b
-        self._transform_seed = int(rng.randint(np.iinfo(np.int32).max))
 
     def fit_transform(self, X, y=None):
         """Fit X into an embedded space and return that transformed output.
@@ -691,7 +753,8 @@ class UMAP(
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
-            Embedding of the training data (float32), in the family of ``X``.
+            Embedding of the training data (float32), in the family of ``X``;
+            with ``transform_mode='graph'``, ``graph_``.
         r_orig : ndarray of shape (n_samples,)
             With ``output_dens=True`` only: the log local radii of the data
             (``rad_orig_``).
@@ -699,7 +762,10 @@ class UMAP(
             With ``output_dens=True`` only: the log local radii of the
             embedding (``rad_emb_``).
         """
-        embedding = to_output(self.fit(X, y).embedding_, X, self.get_feature_names_out)
+        self.fit(X, y)
+        if self.transform_mode == "graph":
+            return self.graph_
+        embedding = to_output(self.embedding_, X, self.get_feature_names_out)
         if self.output_dens:  # umap-learn's tuple
             return embedding, self.rad_orig_, self.rad_emb_
         return embedding
@@ -715,12 +781,17 @@ class UMAP(
         Parameters
         ----------
         X : array-like of shape (n_queries, n_features)
-            New data (host or device family).
+            New data (host or device family); with ``metric='precomputed'``
+            their distances to the training points, of shape (n_queries,
+            n_samples), dense or sparse (at least ``n_neighbors`` stored
+            distances per row).
 
         Returns
         -------
         X_new : ndarray of shape (n_queries, n_components)
-            Embedding of the new data (float32), in the family of ``X``.
+            Embedding of the new data (float32), in the family of ``X``;
+            with ``transform_mode='graph'``, the new points' memberships to
+            the training points (sparse, of shape (n_queries, n_samples)).
         """
         check_is_fitted(self)
         with _host_threads(self.n_jobs):
@@ -732,22 +803,27 @@ class UMAP(
                 "Transforming data into an existing embedding is not supported for "
                 "densMAP (umap-learn's rule): fit with densmap=False to transform."
             )
-        if self.metric == "precomputed":
-            raise ValueError(
-                "transform is not available with metric='precomputed': the distances "
-                "of new points to the training points would be needed."
-            )
+        _umap_ops.check_transformable(self)
         xp = compute_namespace()
         family = input_family(X)
         X_given = X
-        X = validate_data(self, X, xp=xp, reset=False, dtype=(np.float32, np.float64))
+        precomputed = self.metric == "precomputed"
+        X = validate_data(
+            self,
+            X,
+            xp=xp,
+            reset=False,
+            dtype=(np.float32, np.float64),
+            accept_sparse="csr" if precomputed else False,
+        )
         assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
         train = self._fitted("_raw_data", xp)
-        reference = self._fitted("embedding_", xp)
         n_train, k, q = train.shape[0], self._n_neighbors, X.shape[0]
         key = ("umap", self.metric, k, xp.__name__)
 
         def search():
+            if precomputed:  # X: the new points' distances to the training points
+                return _umap_ops.precomputed_neighbours(X, train, k, xp)
             return _kneighbors(train, X, k, self.metric, xp)
 
         dists, indices = neighbours_of(self._fit_rows, X_given, key, search)
@@ -759,6 +835,9 @@ class UMAP(
             values, _, _ = graph_steps.memberships_numpy(
                 dists, indices, lc, bipartite=True
             )
+        if self.transform_mode == "graph":
+            return _umap_ops.membership_graph(values, indices, n_train, family)
+        reference = self._fitted("embedding_", xp)
         # One row of k entries per new point (keys row * n_train + column).
         indices_h, values_h = to_host(indices), to_host(values)
         rows = np.repeat(np.arange(q, dtype=np.int64), k)
@@ -784,7 +863,7 @@ class UMAP(
             self._b,
             self.learning_rate / 4.0,
             False,
-            self._transform_seed,
+            _umap_ops.seed_of(self.transform_seed),
             gradient,
         )
         graph = (xp.asarray(indptr), xp.asarray(keys), xp.asarray(periods))
@@ -795,11 +874,88 @@ class UMAP(
             to_family(embedding, family), X_given, self.get_feature_names_out
         )
 
+    def inverse_transform(self, X):
+        """Map points of the embedding back into the data space.
+
+        umap-learn's algorithm: each point's nearest training embeddings (as
+        many as the data have features, at most the training size), their
+        memberships ``1 / (1 + a d^(2b))``, a start at the weighted mean of
+        their training rows, then a gradient descent in the data space
+        toward those rows (away from random ones). Not for
+        ``metric='precomputed'``, sparse training data, a composed model or
+        ``transform_mode='graph'`` (ValueError).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_components)
+            Points of the embedding (host or device family).
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_queries, n_features)
+            Points in the data space, in the training data's dtype and the
+            family of ``X``.
+        """
+        with _host_threads(self.n_jobs):
+            return _umap_ops.inverse_transform(self, X)
+
+    def update(self, X, ensure_all_finite=True):
+        """Add new data to the fitted model (umap-learn's ``update``).
+
+        The rows of ``X`` are appended to the training data; the neighbours
+        and the graph of all rows are computed again, and the embedding is
+        optimised again (``n_epochs``, or the fit's default for the new size
+        when None) from the old embedding, each new row starting at the mean
+        of its neighbours among the old rows. Not for
+        ``metric='precomputed'``, supervised fits, ``unique=True`` or
+        composed models (ValueError).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            The new data (host or device family).
+        ensure_all_finite : bool or 'allow-nan', default=True
+            scikit-learn's meaning: True refuses NaN and infinity,
+            'allow-nan' accepts NaN only, False accepts both.
+
+        Returns
+        -------
+        self : UMAP
+            The updated estimator (``embedding_``, ``graph_`` of all rows).
+        """
+        with _host_threads(self.n_jobs):
+            return _umap_ops.update(self, X, ensure_all_finite)
+
+    def __mul__(self, other):
+        """The model of the fuzzy intersection of two models' graphs (the
+        same samples), laid out again (umap-learn's ``*``)."""
+        if not isinstance(other, UMAP):
+            return NotImplemented
+        return _umap_ops.compose(self, other, "*")
+
+    def __add__(self, other):
+        """The model of the fuzzy union of two models' graphs (the same
+        samples), laid out again (umap-learn's ``+``)."""
+        if not isinstance(other, UMAP):
+            return NotImplemented
+        return _umap_ops.compose(self, other, "+")
+
+    def __sub__(self, other):
+        """The model of umap-learn's contrastive difference of two models'
+        graphs (``-``: the left's edges weighted by the complement of the
+        right's), laid out again."""
+        if not isinstance(other, UMAP):
+            return NotImplemented
+        return _umap_ops.compose(self, other, "-")
+
     # ------------------------------------------------------------- helpers
 
     @property
     def _n_features_out(self) -> int:
-        """The embedding's dimension (``get_feature_names_out``: umap0, ...)."""
+        """The embedding's dimension (``get_feature_names_out``: umap0, ...);
+        with ``transform_mode='graph'``, the graph's columns."""
+        if self.transform_mode == "graph":
+            return self.graph_.shape[1]
         return self.embedding_.shape[1]
 
     def _layout_settings(self, a, b, initial_alpha, same_space, seed, gradient=None):
@@ -851,9 +1007,10 @@ class UMAP(
             if init == "spectral":
                 start = _spectral_layout(graph, edges, dim, xp)
             if start is None:
-                start = (
-                    _pca_layout(X, dim, xp) if self.metric != "precomputed" else None
-                )
+                if self.metric != "precomputed":
+                    start = _pca_layout(X, dim, xp)
+                else:
+                    start = _umap_ops.mds_layout(X, dim, xp)
             if start is None:
                 start = rng.uniform(low=-10.0, high=10.0, size=(n, dim))
             expansion = 10.0 / np.abs(start).max()

@@ -178,7 +178,7 @@ def schedule_numpy(weights, n_epochs: int, prune_epochs: int):
     """Step 3 on the host: epochs per sample (-1: never)."""
     top = weights.max() if weights.shape[0] else np.float32(1)
     samples = np.float32(n_epochs) * (weights / top)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):  # tiny weights: dropped
         period = np.float32(n_epochs) / samples
     dropped = (
         (weights <= 0) | (weights < top / np.float32(prune_epochs)) | (samples <= 0)

@@ -44,32 +44,26 @@ FILES = [
     "test_umap_trustworthiness.py",
     "test_umap_validation_params.py",
 ]
-# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 64 on the CPU
-# (2026-11-26: target metrics, n_jobs, force_approximation_algorithm,
-# unique; densMAP and output_metric); on the GPU 38 when issue 36 was filed,
-# not run since.
-PASSES = {"cpu": 64, "gpu": 38}
+# The passes (umap-learn 0.5.12, scikit-learn 1.9.1) on the CPU: 53 with
+# target metrics, n_jobs, force_approximation_algorithm and unique; 64 with
+# densMAP and output_metric; 63 with the model operations, 61 of them
+# whatever the session's random iris selection (see the iris entries
+# below); merged: see PASSES. On the GPU 38 when issue 36 was filed.
+PASSES = {"cpu": 61, "gpu": 38}
 
 
 #: The failing cases (file, test), each with its reason in docs/differences.
 KNOWN_FAILURES = {
-    # UMAP + UMAP, UMAP * UMAP, UMAP - UMAP: model composition
-    ("test_composite_models", "test_composite_trustworthiness"),
-    ("test_composite_models", "test_composite_trustworthiness_on_iris"),
-    ("test_composite_models", "test_contrastive_trustworthiness_on_iris"),
     # metrics gpuml does not have (jaccard, hellinger, callables...)
     ("test_data_input", "test_check_input_data"),
     ("test_umap_validation_params", "test_umap_custom_distance_w_grad"),
-    # densMAP passes, then asks inverse_transform (not implemented) to raise
-    ("test_densmap", "test_densmap_trustworthiness_on_iris"),
-    # jaccard and hellinger (with force_approximation_algorithm), update
+    # jaccard and hellinger (with force_approximation_algorithm)
     *(
         ("test_umap_ops", f"test_disconnected_data[{fast}-{metric}-{n}]")
         for fast in ("True", "False")
         for metric in ("jaccard", "hellinger")
         for n in (1, 5)
     ),
-    ("test_umap_ops", "test_umap_update_large"),
     # disconnection_distance
     ("test_umap_ops", "test_disconnected_data_precomputed[True-1]"),
     ("test_umap_ops", "test_disconnected_data_precomputed[False-1]"),
@@ -77,23 +71,20 @@ KNOWN_FAILURES = {
     ("test_umap_on_iris", "test_umap_sparse_transform_on_iris"),
     ("test_umap_trustworthiness", "test_umap_sparse_trustworthiness"),
     ("test_umap_validation_params", "test_umap_inverse_transform_fails_expectedly"),
-    # transform with metric="precomputed"
-    ("test_umap_on_iris", "test_precomputed_transform_on_iris"),
+    # a sparse precomputed fit on iris (not connected) starts at random:
+    # trustworthiness 0.81-0.89 with the random selection of rows (0.85)
     ("test_umap_on_iris", "test_precomputed_sparse_transform_on_iris"),
     # supervised iris: KMeans finds the classes in 4 of 6 seeds (umap-learn's
     # in every one); the seed of this test is not one of the 4
     ("test_umap_on_iris", "test_umap_clusterability_on_supervised_iris"),
-    # inverse_transform
-    ("test_umap_on_iris", "test_umap_inverse_transform_on_iris"),
-    # update
+    # iris' exact float64 ties at the k-th neighbour, broken by row order:
+    # the graph after update (equal to a fit on the rows in its order)
+    # differs from a fit in iris' order by 1.7-3.3 with the random selection
+    # of rows (allowed: 2.1 and 3.0); NN-descent's neighbours give a graph
+    # 0.0056-0.0099 (rms) from gpuml's own fit (allowed: 0.005)
     ("test_umap_ops", "test_umap_update"),
-    ("test_umap_validation_params", "test_umap_update_bad_params"),
-    # precomputed_knn
+    ("test_umap_ops", "test_umap_update_large"),
     ("test_umap_on_iris", "test_precomputed_knn_on_iris"),
-    # transform_mode="graph"
-    ("test_umap_ops", "test_umap_graph_layout"),
-    # a one-row transform
-    ("test_umap_ops", "test_bad_transform_data"),
     # unique=True on sparse X
     *(
         ("test_umap_repeated_data", f"test_repeated_points_{size}_sparse_{kind}")
