@@ -2,14 +2,18 @@
 estimator, on the GPU.
 
 ``fit`` reads as umap-learn's: validate; the exact k nearest neighbours
-(:mod:`gpuml.neighbors._search`); the fuzzy simplicial set
+(:mod:`gpuml.neighbors._search`; other metrics and sparse data:
+:mod:`gpuml.manifold._umap_metrics`), less those at
+``disconnection_distance`` or beyond; the fuzzy simplicial set
 (:mod:`gpuml.manifold._umap_graph`); with a target, its intersection with
 the labels' simplicial set; an initial layout (spectral, PCA, random or
 given), scaled as umap-learn scales it; the stochastic gradient descent
 (:mod:`gpuml.manifold._umap_layout`). On a GPU every step runs on the
 device except the spectral initialisation's small eigenproblems below 4,096
-points, the supervised intersection (SciPy on the graph) and the
-initialisation's scaling of an (n, n_components) array; on the CPU the same
+points, the supervised intersection (SciPy on the graph), the
+initialisation's scaling of an (n, n_components) array, a callable
+metric's distances, ``unique=True``'s search for distinct rows and the
+TruncatedSVD start of sparse data (host copies); on the CPU the same
 algorithm runs with NumPy and SciPy.
 """
 
@@ -109,7 +113,8 @@ class UMAP(
     umap-learn's :class:`umap.UMAP` (the parameters listed here, with their
     meaning and defaults) as a scikit-learn estimator, computed on the GPU
     when one is in use: the exact nearest neighbours, the fuzzy simplicial
-    set, the spectral initialisation and the layout's gradient descent.
+    set, the spectral initialisation and the layout's gradient descent
+    (a callable metric's distances on the host).
 
     Parameters
     ----------
@@ -119,12 +124,26 @@ class UMAP(
         most 127 on the GPU.
     n_components : int, default=2
         The dimension of the embedding (at most 16 on the GPU).
-    metric : {'euclidean', 'manhattan', 'cosine', 'correlation', \
-            'precomputed'}, default='euclidean'
-        The metric of the input space ('l2', 'cityblock' and 'l1' are
-        aliases). With 'precomputed', ``X`` is a square matrix of distances,
+    metric : str or callable, default='euclidean'
+        The metric of the input space, with umap-learn's definitions and
+        names: 'euclidean', 'manhattan', 'chebyshev', 'minkowski',
+        'wminkowski', 'seuclidean', 'mahalanobis', 'canberra',
+        'braycurtis', 'cosine', 'correlation', 'hellinger', 'haversine',
+        'hamming', the binary metrics 'jaccard', 'dice', 'matching',
+        'kulsinski', 'rogerstanimoto', 'russellrao', 'sokalmichener',
+        'sokalsneath', 'yule', and umap-learn's aliases ('l2', 'l1',
+        'cityblock', 'taxicab', 'linfinity'...); sparse ``X`` takes
+        umap-learn's sparse metrics (see :doc:`/umap`). A callable
+        ``metric(x, y, **metric_kwds)`` of two dense rows (numba-jitted or
+        not) returns a distance or ``(distance, gradient)``; it runs on the
+        host. With 'precomputed', ``X`` is a square matrix of distances,
         dense, or sparse (a kNN graph: each row's stored distances are its
         candidate neighbours, missing entries never neighbours).
+    metric_kwds : dict, default=None
+        The metric's parameters, by umap-learn's names: ``p`` (minkowski,
+        wminkowski), ``w`` (wminkowski), ``sigma`` (seuclidean: the
+        variances), ``vinv`` (mahalanobis: the inverse covariance); a
+        callable's keyword arguments.
     n_epochs : int, default=None
         The number of training epochs: 500 for at most 10,000 samples, else
         200, when None (umap-learn's rule).
@@ -189,6 +208,12 @@ class UMAP(
         then the distinct rows' (in ``np.unique``'s order) and
         ``_unique_inverse_`` maps each row to its distinct row. Not with
         ``metric='precomputed'``.
+    disconnection_distance : float, default=None
+        Neighbours at this distance or beyond are removed from the kNN
+        graph; None: umap-learn's default, the largest distance of a
+        bounded metric (1 for jaccard, dice and hellinger, 2 for cosine and
+        correlation), else infinity. Points left without an edge are
+        embedded at NaN, with umap-learn's warning.
     verbose : bool, default=False
         Print the stages and the progress of the epochs.
     engine : {"auto", "gpuml", "cuml"}, default="auto"
@@ -230,11 +255,12 @@ class UMAP(
     every vertex in parallel from the positions at the start of each part
     of an epoch (four parts above 4,096 samples), so a seeded fit repeats
     on the same device (umap-learn's seeded fits run on one thread); a
-    disconnected graph starts from PCA rather than umap-learn's
-    per-component spectral layout; targets take umap-learn's target
-    metrics but ``hierarchical_categorical`` and metrics gpuml's data do
-    not have (see ``target_metric``). Device memory: see :func:`memory_estimate`;
-    a fit that cannot fit raises ``MemoryError`` before it starts.
+    disconnected graph starts from PCA (sparse data: TruncatedSVD, on the
+    host) rather than umap-learn's per-component spectral layout; targets
+    take umap-learn's target metrics but ``hierarchical_categorical`` and
+    metrics gpuml's data do not have (see ``target_metric``). Device
+    memory: see :func:`memory_estimate`; a fit that cannot fit raises
+    ``MemoryError`` before it starts.
 
     Examples
     --------
@@ -842,6 +868,7 @@ class UMAP(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.metric == "precomputed"
+        tags.input_tags.sparse = True
         tags.non_deterministic = self.random_state is None
         return tags
 

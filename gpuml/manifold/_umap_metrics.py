@@ -250,14 +250,20 @@ def _sparse_module(A):
     return sp
 
 
+def _float64(A):
+    """``A`` in float64 (cupyx's sparse ``astype`` takes no ``copy``)."""
+    if A.dtype == np.float64:
+        return A
+    return A.astype(np.float64)
+
+
 def _dense(A, xp):
     return xp.asarray(A.toarray()) if is_sparse(A) else A
 
 
 def _products(Q, F, xp):
     """``Q @ F.T`` as a dense float64 (q, n) array."""
-    out = Q @ F.T
-    return _dense(out, xp).astype(np.float64, copy=False)
+    return _float64(_dense(Q @ F.T, xp))
 
 
 def _row_sums(A, xp):
@@ -270,7 +276,7 @@ def _map_values(A, function, xp):
         out = A.copy()
         out.data = function(out.data.astype(np.float64))
         return out
-    return function(A.astype(np.float64, copy=False))
+    return function(_float64(A))
 
 
 def _scale_columns(A, scale, xp):
@@ -392,10 +398,11 @@ def _haversine(Q, F, xp):
     return 2.0 * xp.arcsin(xp.minimum(inner, 1.0))
 
 
-def _accumulate(metric: Metric, Q, F, xp):
+def _accumulate(metric: Metric, Q, F, xp, n_features=None):
     """A feature-by-feature metric by broadcasting over chunks of features
     (dense float64 rows; a (q, n, chunk) temporary of at most
-    ``_CHUNK_BYTES``)."""
+    ``_CHUNK_BYTES``); ``n_features`` divides hamming's count (the data's,
+    when ``Q`` and ``F`` keep only the features their rows use)."""
     name, kw = metric.name, metric.kwds
     q, n, d = Q.shape[0], F.shape[0], Q.shape[1]
     step = max(1, min(d, _CHUNK_BYTES // (8 * max(q * n, 1))))
@@ -430,7 +437,7 @@ def _accumulate(metric: Metric, Q, F, xp):
     if name == "braycurtis":
         return _safe_divide(total, extra, xp)
     if name == "hamming":
-        return total / d
+        return total / (n_features or d)
     return total
 
 
@@ -462,8 +469,7 @@ def pairwise(metric: Metric, Q, F, xp):
     name = metric.name
     if name == "callable":
         return xp.asarray(_callable_pairwise(metric, to_host(Q), to_host(F)))
-    if not is_sparse(Q):
-        Q, F = Q.astype(np.float64, copy=False), F.astype(np.float64, copy=False)
+    Q, F = _float64(Q), _float64(F)
     if name == "euclidean":
         return _euclidean(Q, F, xp)
     if name == "seuclidean":
@@ -481,15 +487,32 @@ def pairwise(metric: Metric, Q, F, xp):
         return _hellinger(Q, F, xp)
     if name in BINARY:
         return _binary(name, Q, F, xp)
-    Q, F = _dense(Q, xp), _dense(F, xp)
-    Q, F = Q.astype(np.float64, copy=False), F.astype(np.float64, copy=False)
+    n_features = Q.shape[1]
+    if is_sparse(Q):
+        Q, F = _used_columns(Q, F, xp)
     if name == "haversine":
         return _haversine(Q, F, xp)
     if xp is np:
         out = _host_cdist(metric, Q, F)
         if out is not None:
-            return out
-    return _accumulate(metric, Q, F, xp)
+            return out * (Q.shape[1] / n_features) if name == "hamming" else out
+    return _accumulate(metric, Q, F, xp, n_features)
+
+
+def _used_columns(Q, F, xp):
+    """Sparse rows as dense ones over the features either uses (a feature
+    zero in every row adds nothing to a feature-by-feature metric)."""
+    Q, F = Q.tocsr(), F.tocsr()
+    used = xp.unique(xp.concatenate([Q.indices, F.indices]).astype(np.int64))
+    if used.shape[0] == 0:
+        used = xp.zeros(1, dtype=np.int64)
+    m = used.shape[0]
+    # the columns by a product with a 0/1 selector (cuSPARSE on the device)
+    select = _sparse_module(Q).coo_matrix(
+        (xp.ones(m), (used, xp.arange(m))), shape=(Q.shape[1], m)
+    )
+    select = select.tocsr()
+    return _dense(Q @ select, xp), _dense(F @ select, xp)
 
 
 def _callable_pairwise(metric: Metric, Q, F):
@@ -654,3 +677,20 @@ def take_rows(X, index, xp):
 
         return to_namespace(to_host(X)[index].tocsr(), xp)
     return X[xp.asarray(index)]
+
+
+# ------------------------------------------------------- inverse_transform
+
+
+def inverse_transform_error(model) -> str | None:
+    """umap-learn's reason why a fitted UMAP has no ``inverse_transform``
+    for its input (its ValueError's text), or None: sparse training data,
+    or a metric without a gradient (``'precomputed'``, the binary metrics,
+    hamming, a callable returning no gradient). ``inverse_transform``
+    raises ``ValueError(reason)``."""
+    if is_sparse(getattr(model, "_raw_data", None)):
+        return "Inverse transform not available for sparse input."
+    metric = getattr(model, "_metric", None)
+    if metric is None or not metric.has_gradient:
+        return "Inverse transform not available for given metric."
+    return None

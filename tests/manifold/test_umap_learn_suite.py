@@ -44,10 +44,11 @@ FILES = [
     "test_umap_trustworthiness.py",
     "test_umap_validation_params.py",
 ]
-# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 53 on the CPU
+# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 70 on the CPU
 # (2026-11-26: target metrics, n_jobs, force_approximation_algorithm,
-# unique); on the GPU 38 when issue 36 was filed, not run since.
-PASSES = {"cpu": 53, "gpu": 38}
+# unique; then the input metrics, sparse input, disconnection_distance);
+# on the GPU 38 when issue 36 was filed, not run since.
+PASSES = {"cpu": 70, "gpu": 38}
 
 
 #: The failing cases (file, test), each with its reason in docs/differences.
@@ -56,10 +57,10 @@ KNOWN_FAILURES = {
     ("test_composite_models", "test_composite_trustworthiness"),
     ("test_composite_models", "test_composite_trustworthiness_on_iris"),
     ("test_composite_models", "test_contrastive_trustworthiness_on_iris"),
-    # metrics gpuml does not have (jaccard, hellinger, callables...)
+    # update and inverse_transform (called with ensure_all_finite)
     ("test_data_input", "test_check_input_data"),
+    # output_metric (the input metrics' part passes)
     ("test_umap_validation_params", "test_umap_bad_metrics"),
-    ("test_umap_validation_params", "test_umap_custom_distance_w_grad"),
     # densMAP
     ("test_densmap", "test_densmap_trustworthiness"),
     ("test_densmap", "test_densmap_trustworthiness_on_iris"),
@@ -73,20 +74,9 @@ KNOWN_FAILURES = {
     ("test_umap_validation_params", "test_umap_bad_output_metric"),
     ("test_umap_validation_params", "test_umap_haversine_embed_to_highd"),
     ("test_umap_validation_params", "test_umap_bad_output_metric_no_grad"),
-    # jaccard and hellinger (with force_approximation_algorithm), update
-    *(
-        ("test_umap_ops", f"test_disconnected_data[{fast}-{metric}-{n}]")
-        for fast in ("True", "False")
-        for metric in ("jaccard", "hellinger")
-        for n in (1, 5)
-    ),
+    # update
     ("test_umap_ops", "test_umap_update_large"),
-    # disconnection_distance
-    ("test_umap_ops", "test_disconnected_data_precomputed[True-1]"),
-    ("test_umap_ops", "test_disconnected_data_precomputed[False-1]"),
-    # sparse input
-    ("test_umap_on_iris", "test_umap_sparse_transform_on_iris"),
-    ("test_umap_trustworthiness", "test_umap_sparse_trustworthiness"),
+    # inverse_transform (its checks: _umap_metrics.inverse_transform_error)
     ("test_umap_validation_params", "test_umap_inverse_transform_fails_expectedly"),
     # transform with metric="precomputed"
     ("test_umap_on_iris", "test_precomputed_transform_on_iris"),
@@ -105,12 +95,6 @@ KNOWN_FAILURES = {
     ("test_umap_ops", "test_umap_graph_layout"),
     # a one-row transform
     ("test_umap_ops", "test_bad_transform_data"),
-    # unique=True on sparse X
-    *(
-        ("test_umap_repeated_data", f"test_repeated_points_{size}_sparse_{kind}")
-        for size in ("large", "small")
-        for kind in ("spatial", "binary")
-    ),
 }
 
 
