@@ -135,6 +135,8 @@ _KWDS = {
 }
 # bytes of float64 temporaries of one chunk of a feature-by-feature tile
 _CHUNK_BYTES = 64 << 20
+# the largest dense copy of a block of sparse rows in a product
+_DENSE_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,12 @@ def _dense(A, xp):
 
 
 def _products(Q, F, xp):
-    """``Q @ F.T`` as a dense float64 (q, n) array."""
+    """``Q @ F.T`` as a dense float64 (q, n) array. Sparse rows meet a
+    dense copy of ``F`` where it is small (a sparse-dense product; the
+    product of two sparse matrices is slow to build when it is nearly
+    dense)."""
+    if is_sparse(Q) and is_sparse(F) and 8 * F.shape[0] * F.shape[1] <= _DENSE_BYTES:
+        F = _dense(F, xp)
     return _float64(_dense(Q @ F.T, xp))
 
 
@@ -626,7 +633,7 @@ def kneighbors(metric: Metric, X_fit, X_query, k: int, xp, query_is_fit: bool):
         for start in range(0, q, step):
             stop = min(q, start + step)
             D = pairwise(metric, _rows(Qh, start, stop), Fh, np)
-            if query_is_fit:
+            if query_is_fit and metric.name != "callable":  # (rounding)
                 D[np.arange(stop - start), np.arange(start, stop)] = 0.0
             d_, i_ = _select_host(np.asarray(D, dtype=np.float64), k)
             out_d.append(d_)
