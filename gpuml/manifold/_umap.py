@@ -708,7 +708,7 @@ class UMAP(
         )
         graph = (xp.asarray(indptr), xp.asarray(keys), xp.asarray(periods))
         embedding = layout_steps.layout(
-            xp, xp.asarray(start), reference, *graph, n_epochs, settings
+            xp, xp.asarray(start), _far_nan(reference, xp), *graph, n_epochs, settings
         )
         return to_output(
             to_family(embedding, family), X_given, self.get_feature_names_out
@@ -966,6 +966,18 @@ def _like(X, train, xp):
     if not is_sparse(train) and is_sparse(X):
         return xp.asarray(X.toarray())
     return X
+
+
+def _far_nan(reference, xp):
+    """The training embedding for a transform's layout, its NaN rows (points
+    disconnected from the manifold) moved far away: as umap-learn's layout
+    skips a NaN negative sample, they then push nothing (a repulsion of
+    1e-16 at 1e6). A new point with an edge to one starts at NaN (its
+    neighbours' mean) and stays there, as in umap-learn."""
+    nan = xp.isnan(reference)
+    if not bool(nan.any()):
+        return reference
+    return xp.where(nan, xp.float32(1e6), reference)
 
 
 def _disconnection_warning(removed, graph, distance, total_rows, verbose):

@@ -142,6 +142,8 @@ def test_disconnection_warns_and_marks_nan(backend, metric, isolates, text, rng)
     alone = np.asarray(to_host(model.graph_).sum(axis=1)).ravel() == 0
     np.testing.assert_array_equal(np.flatnonzero(alone), 10 + np.arange(isolates))
     assert np.isnan(E[alone]).all() and np.isfinite(E[~alone]).all()
+    # new points beside the manifold: finite (the NaN rows push nothing)
+    assert np.isfinite(backend.to_numpy(model.transform(backend.asarray(X[:6])))).all()
 
 
 def test_disconnection_distance_given_and_precomputed(rng):
