@@ -286,6 +286,38 @@ extern "C" __global__ void layout_start(const float* epochs_per_sample, long lon
     }
 }
 
+// densMAP's terms of an epoch (umap-learn's optimize_layout_euclidean with
+// densmap): the data's standardised radii R, the embedding's radii re_sum
+// and phi_sum at the epoch's start (densmap_radii), each edge's membership
+// mu, scale = dens_lambda * mu_tot / n_vertices, the radii's mean, shift =
+// cov / var and std. Null R: no density term (UMAP's layout).
+struct DensmapTerms {
+    const double* R;
+    const double* re_sum;
+    const double* phi_sum;
+    const float* mu;
+    double scale, re_mean, shift, re_std;
+};
+
+// The density-correlation coefficient of edge e from v to tail at squared
+// distance dist2 (umap-learn's grad_cor_coeff, times 2).
+__device__ __forceinline__ float densmap_coefficient(const DensmapTerms& t, long long e,
+                                                     long long v, long long tail,
+                                                     float dist2, float a, float b)
+{
+    const double d2 = (double)dist2;
+    const double power = pow(d2, (double)b);
+    const double phi = 1.0 / (1.0 + a * power);
+    const double dphi = d2 > 0.0 ? a * b * pow(d2, (double)b - 1.0) / (1.0 + a * power) : 0.0;
+    const double radius_term = 1.0 - b * (1.0 - phi);
+    const double drk = phi / t.phi_sum[tail] * (radius_term / exp(t.re_sum[tail]) + dphi);
+    const double drj = phi / t.phi_sum[v] * (radius_term / exp(t.re_sum[v]) + dphi);
+    const double weight_k = t.R[tail] - t.shift * (t.re_sum[tail] - t.re_mean);
+    const double weight_j = t.R[v] - t.shift * (t.re_sum[v] - t.re_mean);
+    const double cor = t.scale * (weight_k * drk + weight_j * drj) / ((double)t.mu[e] * t.re_std);
+    return (float)(2.0 * cor);
+}
+
 // One part of an epoch of umap-learn's optimize_layout_euclidean, one
 // thread per head vertex v, which walks its edges of this part (CSR, sorted
 // keys row * n_tail + tail; part `part` of `parts` is the slots
@@ -299,13 +331,13 @@ extern "C" __global__ void layout_start(const float* epochs_per_sample, long lon
 // the graph holds both directions of each edge and each end moves itself
 // when its own direction is sampled (umap-learn also moves the tail,
 // move_other; see _umap_layout.py).
-extern "C" __global__ void layout_epoch(
+__device__ __forceinline__ void layout_vertices(
     const float* head_embedding, const float* tail_embedding, float* out,
     const long long* indptr, const long long* keys, const float* epochs_per_sample,
     float* next_sample, float* next_negative, long long n_heads, long long n_tails,
     int dim, int epoch, float alpha, float a, float b, float gamma,
     float negative_rate, int same_space, unsigned long long seed, int part,
-    int parts)
+    int parts, const DensmapTerms& dens)
 {
     float current[LAYOUT_MAX_DIM];
     GRID_STRIDE(v, n_heads) {
@@ -328,8 +360,16 @@ extern "C" __global__ void layout_epoch(
             float coeff = 0.0f;
             if (dist2 > 0.0f)
                 coeff = -2.0f * a * b * powf(dist2, b - 1.0f) / (a * powf(dist2, b) + 1.0f);
-            for (int d = 0; d < dim; d++)
-                current[d] += clip4(coeff * (current[d] - other[d])) * alpha;
+            if (dens.R == nullptr) {
+                for (int d = 0; d < dim; d++)
+                    current[d] += clip4(coeff * (current[d] - other[d])) * alpha;
+            } else {
+                const float dens_coeff = densmap_coefficient(dens, e, v, tail, dist2, a, b);
+                for (int d = 0; d < dim; d++) {
+                    const float diff = current[d] - other[d];
+                    current[d] += (clip4(coeff * diff) + clip4(dens_coeff * diff)) * alpha;
+                }
+            }
             next_sample[e] += period;
             const float negative_period = period / negative_rate;
             const int n_negative = (int)(((float)epoch - next_negative[e]) / negative_period);
@@ -356,5 +396,69 @@ extern "C" __global__ void layout_epoch(
         }
         for (int d = 0; d < dim; d++)
             out[v * dim + d] = current[d];
+    }
+}
+
+extern "C" __global__ void layout_epoch(
+    const float* head_embedding, const float* tail_embedding, float* out,
+    const long long* indptr, const long long* keys, const float* epochs_per_sample,
+    float* next_sample, float* next_negative, long long n_heads, long long n_tails,
+    int dim, int epoch, float alpha, float a, float b, float gamma,
+    float negative_rate, int same_space, unsigned long long seed, int part,
+    int parts)
+{
+    const DensmapTerms none = {nullptr, nullptr, nullptr, nullptr, 0.0, 0.0, 0.0, 1.0};
+    layout_vertices(head_embedding, tail_embedding, out, indptr, keys, epochs_per_sample,
+                    next_sample, next_negative, n_heads, n_tails, dim, epoch, alpha, a, b,
+                    gamma, negative_rate, same_space, seed, part, parts, none);
+}
+
+// layout_epoch with densMAP's density term on each sampled edge (a fit:
+// heads and tails the same points); clip4 of the term's move added to the
+// attraction's, as umap-learn adds them.
+extern "C" __global__ void layout_epoch_densmap(
+    const float* head_embedding, const float* tail_embedding, float* out,
+    const long long* indptr, const long long* keys, const float* epochs_per_sample,
+    float* next_sample, float* next_negative, long long n_heads, long long n_tails,
+    int dim, int epoch, float alpha, float a, float b, float gamma,
+    float negative_rate, int same_space, unsigned long long seed, int part,
+    int parts, const double* R, const double* re_sum, const double* phi_sum,
+    const float* mu, double scale, double re_mean, double shift, double re_std)
+{
+    const DensmapTerms dens = {R, re_sum, phi_sum, mu, scale, re_mean, shift, re_std};
+    layout_vertices(head_embedding, tail_embedding, out, indptr, keys, epochs_per_sample,
+                    next_sample, next_negative, n_heads, n_tails, dim, epoch, alpha, a, b,
+                    gamma, negative_rate, same_space, seed, part, parts, dens);
+}
+
+// densMAP's radii of the embedding at an epoch's start (umap-learn's
+// _optimize_layout_euclidean_densmap_epoch_init), one thread per vertex v
+// over its sampled edges (period > 0) of the symmetric graph: phi = 1 / (1 +
+// a d^(2b)); phi_sum[v] = 2 sum phi (umap-learn adds each directed edge at
+// both ends, so each undirected edge twice); re_sum[v] = log(1e-8 + sum phi
+// d^2 / sum phi).
+extern "C" __global__ void densmap_radii(
+    const float* embedding, const long long* indptr, const long long* keys,
+    const float* epochs_per_sample, long long n, int dim, float a, float b,
+    double* re_sum, double* phi_sum)
+{
+    GRID_STRIDE(v, n) {
+        double re = 0.0, phi_total = 0.0;
+        const float* current = embedding + v * dim;
+        for (long long e = indptr[v]; e < indptr[v + 1]; e++) {
+            if (epochs_per_sample[e] <= 0.0f)
+                continue;
+            const float* other = embedding + (keys[e] - v * n) * dim;
+            float dist2 = 0.0f;
+            for (int d = 0; d < dim; d++) {
+                const float diff = current[d] - other[d];
+                dist2 += diff * diff;
+            }
+            const double phi = 1.0 / (1.0 + a * pow((double)dist2, (double)b));
+            re += phi * dist2;
+            phi_total += phi;
+        }
+        phi_sum[v] = 2.0 * phi_total;
+        re_sum[v] = log(1e-8 + re / phi_total);
     }
 }

@@ -14,7 +14,10 @@ points, the supervised intersection (SciPy on the graph), the
 initialisation's scaling of an (n, n_components) array, a callable
 metric's distances, ``unique=True``'s search for distinct rows and the
 TruncatedSVD start of sparse data (host copies); on the CPU the same
-algorithm runs with NumPy and SciPy.
+algorithm runs with NumPy and SciPy. densMAP (:mod:`gpuml.manifold._umap_densmap`)
+lays out on the device too (its local radii are summed on the host);
+non-euclidean output metrics (:mod:`gpuml.manifold._umap_output_metric`)
+lay out on the host, the neighbours, graph and start still on the device.
 """
 
 from __future__ import annotations
@@ -53,10 +56,10 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.base import DeviceCacheMixin
+from gpuml.manifold import _umap_densmap, _umap_output_metric, _umap_target
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
 from gpuml.manifold import _umap_metrics as metric_steps
-from gpuml.manifold import _umap_target
 from gpuml.neighbors._search import (
     MAX_DEVICE_K,
     device_kneighbors,
@@ -214,6 +217,43 @@ class UMAP(
         bounded metric (1 for jaccard, dice and hellinger, 2 for cosine and
         correlation), else infinity. Points left without an edge are
         embedded at NaN, with umap-learn's warning.
+    densmap : bool, default=False
+        densMAP (umap-learn's): the layout also keeps the local densities of
+        the data, adding in its last ``dens_frac`` of epochs the gradient of
+        the correlation between the points' local radii in the data and in
+        the embedding. The default number of epochs is then 200 more (700
+        up to 10,000 samples, else 400). Euclidean ``output_metric`` only;
+        no ``transform``.
+    dens_lambda : float, default=2.0
+        densMAP's weight of the density correlation (>= 0; 0: UMAP's layout).
+    dens_frac : float, default=0.3
+        The fraction of the epochs, at the end, that include the density
+        correlation (in [0, 1]).
+    dens_var_shift : float, default=0.1
+        Added to the variance of the embedding's local radii (>= 0), which
+        keeps the correlation's gradient stable.
+    output_dens : bool, default=False
+        Compute the local radii (log) of each point in the data and in the
+        embedding (``rad_orig_``, ``rad_emb_``), with or without densMAP;
+        ``fit_transform`` then returns ``(embedding, r_orig, r_emb)`` as
+        umap-learn's does.
+    output_metric : str or callable, default='euclidean'
+        The metric of the embedding's space (umap-learn's): 'euclidean'
+        ('l2'); or, laid out on the host by umap-learn's generic rule,
+        'manhattan' ('l1', 'taxicab'), 'chebyshev' ('linf', 'linfinity',
+        'linfty'), 'minkowski' (``p``), 'seuclidean' (``sigma``),
+        'wminkowski' (``w``, ``p``), 'mahalanobis' (``vinv``), 'canberra',
+        'braycurtis', 'cosine', 'correlation', 'haversine' (latitude and
+        longitude in radians: ``n_components=2``) and 'hyperboloid' (these
+        layouts run on the host, also when a GPU computes the rest); or a
+        callable ``f(x, y, *kwds) -> (distance, gradient)`` of two 1-D
+        arrays (a numba-jitted one runs in a jitted loop, any other in a
+        Python loop). umap-learn's 'hellinger', 'softmax_hellinger',
+        'symmetric_kl' and Gaussian energies are not gpuml's (a callable
+        can stand in); metrics without a gradient are errors.
+    output_metric_kwds : dict, default=None
+        The output metric's parameters (by name for the named metrics; in
+        order, as positional arguments, for a callable, as umap-learn).
     verbose : bool, default=False
         Print the stages and the progress of the epochs.
     engine : {"auto", "gpuml", "cuml"}, default="auto"
@@ -242,6 +282,13 @@ class UMAP(
         strings.
     engine_ : {"gpuml", "cuml"}
         The engine that fitted the embedding.
+    rad_orig_ : ndarray of shape (n_samples,)
+        With ``output_dens``: each point's local radius in the data (log of
+        the membership-weighted mean squared distance to its graph
+        neighbours), in the family of the training input.
+    rad_emb_ : ndarray of shape (n_samples,)
+        With ``output_dens``: each point's local radius in the embedding
+        (over the fuzzy simplicial set of the embedding's own neighbours).
 
     See Also
     --------
@@ -299,6 +346,13 @@ class UMAP(
         "force_approximation_algorithm": ["boolean"],
         "unique": ["boolean"],
         "disconnection_distance": [Real, None],
+        "densmap": ["boolean"],
+        "dens_lambda": [Interval(Real, 0, None, closed="left")],
+        "dens_frac": [Interval(Real, 0, 1, closed="both")],
+        "dens_var_shift": [Interval(Real, 0, None, closed="left")],
+        "output_dens": ["boolean"],
+        "output_metric": [str, callable],
+        "output_metric_kwds": [dict, None],
         "verbose": ["verbose"],
         "engine": ENGINE_CONSTRAINT,
     }
@@ -329,6 +383,13 @@ class UMAP(
         force_approximation_algorithm=False,
         unique=False,
         disconnection_distance=None,
+        densmap=False,
+        dens_lambda=2.0,
+        dens_frac=0.3,
+        dens_var_shift=0.1,
+        output_dens=False,
+        output_metric="euclidean",
+        output_metric_kwds=None,
         verbose=False,
         engine="auto",
     ):
@@ -355,6 +416,13 @@ class UMAP(
         self.force_approximation_algorithm = force_approximation_algorithm
         self.unique = unique
         self.disconnection_distance = disconnection_distance
+        self.densmap = densmap
+        self.dens_lambda = dens_lambda
+        self.dens_frac = dens_frac
+        self.dens_var_shift = dens_var_shift
+        self.output_dens = output_dens
+        self.output_metric = output_metric
+        self.output_metric_kwds = output_metric_kwds
         self.verbose = verbose
         self.engine = engine
 
@@ -393,6 +461,8 @@ class UMAP(
         self._reset_device_cache()
         self.__dict__.pop("_log_start", None)
         self.__dict__.pop("_unique_inverse_", None)
+        self.__dict__.pop("rad_orig_", None)
+        self.__dict__.pop("rad_emb_", None)
         self._log("fit started")
         # sparse data (CSR, CSC, COO: as CSR); a precomputed kNN graph may
         # be sparse (its stored distances)
@@ -417,6 +487,7 @@ class UMAP(
             )
         if self.min_dist > self.spread:
             raise ValueError("min_dist must be less than or equal to spread")
+        distance = self._output_distance()
         self._checked_init(n)
         if y is not None:
             y = self._checked_target(y, n)
@@ -461,13 +532,19 @@ class UMAP(
             unsupported = "embed sparse data with gpuml's exact neighbours"
         if unsupported is None and (self.metric_kwds or np.isfinite(dd)):
             unsupported = "take metric_kwds or a disconnection_distance"
+        if unsupported is None and (self.densmap or self.output_dens):
+            unsupported = "fit densMAP or return the local radii (output_dens)"
+        if unsupported is None and distance is not None:
+            unsupported = f"embed in output_metric={self.output_metric!r}"
         prefer_cuml = beyond_kernels or _cuml.umap_prefers_cuml(
             n, self.metric, self.random_state
         )
         engine = _cuml.choose_engine(self, xp, unsupported, prefer_cuml)
         rng = check_random_state(self.random_state)
         a, b = self._ab()
-        n_epochs = self.n_epochs or default_epochs(n)
+        # umap-learn gives densMAP 200 more epochs by default
+        epochs_by_size = default_epochs(n) + (200 if self.densmap else 0)
+        n_epochs = self.n_epochs or epochs_by_size
         if engine == "cuml":
             self._fit_cuml(X, k, n_epochs, a, b, rng, family, fit_rows)
             return self
@@ -484,7 +561,7 @@ class UMAP(
             if is_sparse(X):  # the stored values' share of a dense row
                 width = min(width, 2 * int(X.nnz) // max(n, 1) + 1)
             _check_memory(n, width, k, dim)
-        prune_epochs = n_epochs if n_epochs > 10 else default_epochs(n)
+        prune_epochs = n_epochs if n_epochs > 10 else epochs_by_size
         # k neighbours, the point itself first among them (umap-learn's kNN)
         key = ("umap", self._metric_key(), k, xp.__name__)
         spec = self._metric or "precomputed"
@@ -535,7 +612,10 @@ class UMAP(
         seed = int(rng.randint(np.iinfo(np.int32).max)) << 31 | int(
             rng.randint(np.iinfo(np.int32).max)
         )
-        settings = self._layout_settings(a, b, self.learning_rate, True, seed)
+        gradient, rad_orig = self._gradient(
+            distance, a, b, edges, periods, dists, indices, n
+        )
+        settings = self._layout_settings(a, b, self.learning_rate, True, seed, gradient)
         embedding = layout_steps.layout(
             xp,
             xp.asarray(start),
@@ -547,6 +627,12 @@ class UMAP(
             settings,
         )
         self._log("layout done")
+        if self.output_dens:
+            rad_emb = _embedding_radii(embedding, k, xp)
+            if inverse is not None:
+                rad_orig, rad_emb = rad_orig[inverse], rad_emb[inverse]
+            self.rad_orig_ = to_family(xp.asarray(rad_orig), family)
+            self.rad_emb_ = to_family(xp.asarray(rad_emb), family)
         # vertices with no edge left: NaN, as umap-learn marks them
         alone = np.asarray(graph.sum(axis=1)).ravel() == 0
         if alone.any():
@@ -556,6 +642,60 @@ class UMAP(
             self._unique_inverse_ = inverse
         self._set_fitted(embedding, graph, X, k, a, b, rng, family, fit_rows, "gpuml")
         return self
+
+    def _output_distance(self):
+        """The output metric's batch gradient function, or None for a
+        euclidean one; umap-learn's errors (and densMAP's: euclidean only)."""
+        distance = _umap_output_metric.resolve(
+            self.output_metric, self.output_metric_kwds, self.n_components
+        )
+        if self.densmap and (
+            callable(self.output_metric)
+            or self.output_metric not in _umap_output_metric.EUCLIDEAN
+        ):
+            raise ValueError(
+                "Non-Euclidean output metric not supported for densMAP: "
+                f"output_metric={self.output_metric!r} with densmap=True (use "
+                "output_metric='euclidean')."
+            )
+        return distance
+
+    def _gradient(self, distance, a, b, edges, periods, dists, indices, n):
+        """The layout's gradient other than the euclidean one (densMAP's, an
+        output metric's) or None; and with densMAP or ``output_dens``, the
+        data's local radii (host; see :mod:`~gpuml.manifold._umap_densmap`)."""
+        gradient, rad_orig = None, None
+        if distance is not None:
+            gradient = _umap_output_metric.GenericGradient(
+                distance, a, b, self.repulsion_strength, moves=2
+            )
+        if not (self.densmap or self.output_dens):
+            return gradient, None
+        heads, tails, kept = _umap_densmap.graph_edges(edges.keys, periods, n)
+        mu = to_host(edges.weights)
+        distances = _umap_densmap.knn_edge_distances(
+            dists, indices, heads[kept], tails[kept], n
+        )
+        rad_orig, mu_sum = _umap_densmap.data_radii(
+            heads[kept], tails[kept], mu[kept], distances, n
+        )
+        if self.densmap:
+            R = (rad_orig - np.mean(rad_orig)) / np.std(rad_orig)
+            gradient = _umap_densmap.DensmapGradient(
+                a=a,
+                b=b,
+                gamma=self.repulsion_strength,
+                dens_lambda=self.dens_lambda,
+                dens_frac=self.dens_frac,
+                var_shift=self.dens_var_shift,
+                heads=heads,
+                tails=tails,
+                kept=kept,
+                mu=mu,
+                R=R,
+                mu_sum=mu_sum,
+            )
+        return gradient, rad_orig
 
     def _fit_cuml(self, X, k, n_epochs, a, b, rng, family, fit_rows):
         """The fit by cuML's UMAP (``engine="cuml"``): the same settings,
@@ -617,9 +757,18 @@ class UMAP(
         -------
         X_new : ndarray of shape (n_samples, n_components)
             Embedding of the training data (float32), in the family of ``X``.
+        r_orig : ndarray of shape (n_samples,)
+            With ``output_dens=True`` only: the log local radii of the data
+            (``rad_orig_``).
+        r_emb : ndarray of shape (n_samples,)
+            With ``output_dens=True`` only: the log local radii of the
+            embedding (``rad_emb_``).
         """
         self.fit(X, y, ensure_all_finite=ensure_all_finite)
-        return to_output(self.embedding_, X, self.get_feature_names_out)
+        embedding = to_output(self.embedding_, X, self.get_feature_names_out)
+        if self.output_dens:  # umap-learn's tuple
+            return embedding, self.rad_orig_, self.rad_emb_
+        return embedding
 
     def transform(self, X, ensure_all_finite=True):
         """Embed new points against the fitted ones.
@@ -646,6 +795,11 @@ class UMAP(
             return self._transform(X, ensure_all_finite)
 
     def _transform(self, X, ensure_all_finite=True):
+        if self.densmap:
+            raise NotImplementedError(
+                "Transforming data into an existing embedding is not supported for "
+                "densMAP (umap-learn's rule): fit with densmap=False to transform."
+            )
         if self.metric == "precomputed":
             raise ValueError(
                 "transform is not available with metric='precomputed': the distances "
@@ -703,8 +857,19 @@ class UMAP(
         n_epochs = max(n_epochs, 1)
         start = _graph_mean(indptr, indices_h, weights, to_host(reference))
         periods = graph_steps.schedule_numpy(weights, n_epochs, n_epochs)
+        distance = self._output_distance()
+        gradient = None
+        if distance is not None:
+            gradient = _umap_output_metric.GenericGradient(
+                distance, self._a, self._b, self.repulsion_strength
+            )
         settings = self._layout_settings(
-            self._a, self._b, self.learning_rate / 4.0, False, self._transform_seed
+            self._a,
+            self._b,
+            self.learning_rate / 4.0,
+            False,
+            self._transform_seed,
+            gradient,
         )
         graph = (xp.asarray(indptr), xp.asarray(keys), xp.asarray(periods))
         embedding = layout_steps.layout(
@@ -721,9 +886,10 @@ class UMAP(
         """The embedding's dimension (``get_feature_names_out``: umap0, ...)."""
         return self.embedding_.shape[1]
 
-    def _layout_settings(self, a, b, initial_alpha, same_space, seed):
+    def _layout_settings(self, a, b, initial_alpha, same_space, seed, gradient=None):
         """The layout's settings; a fit reports its epochs with ``verbose``,
-        a transform does not (as umap-learn's)."""
+        a transform does not (as umap-learn's). ``gradient``: densMAP's or
+        an output metric's, or None (euclidean)."""
         return layout_steps.LayoutSettings(
             a=a,
             b=b,
@@ -733,6 +899,7 @@ class UMAP(
             same_space=same_space,
             seed=seed,
             verbose=bool(self.verbose) and same_space,
+            gradient=gradient,
         )
 
     def _finite_rule(self, ensure_all_finite):
@@ -909,6 +1076,8 @@ def _kneighbors(X_fit, X_query, k: int, metric, xp):
     if metric == "precomputed" and is_sparse(X_query):
         dists, indices = _sparse_precomputed_knn(to_host(X_query).tocsr(), k)
         return xp.asarray(dists), xp.asarray(indices)
+    if isinstance(metric, str) and metric != "precomputed":
+        metric = metric_steps.Metric(metric_steps.ALIASES[metric])
     if metric != "precomputed":
         if not _searched_as_before(metric, X_fit, X_query, xp):
             return metric_steps.kneighbors(
@@ -1011,6 +1180,27 @@ def _disconnection_warning(removed, graph, distance, total_rows, verbose):
             UserWarning,
             stacklevel=5,
         )
+
+
+def _embedding_radii(embedding, k: int, xp):
+    """The embedding's log local radii (umap-learn's ``rad_emb``): its own
+    ``k`` nearest neighbours (euclidean, on the device with a GPU), their
+    fuzzy simplicial set, then the mean on the host
+    (:func:`~gpuml.manifold._umap_densmap.embedding_radii`)."""
+    n = embedding.shape[0]
+    dists, indices = _kneighbors(embedding, embedding, k, "euclidean", xp)
+    if xp is not np:
+        values = graph_steps.memberships_device(dists, indices, 1.0, bipartite=False)
+        edges, _ = graph_steps.union_device(values, indices, 1.0)
+    else:
+        values, _, _ = graph_steps.memberships_numpy(
+            dists, indices, 1.0, bipartite=False
+        )
+        edges = graph_steps.union_numpy(values, indices, 1.0)
+    keys, weights = to_host(edges.keys), to_host(edges.weights)
+    kept = weights > 0
+    heads, tails = keys[kept] // n, keys[kept] % n
+    return _umap_densmap.embedding_radii(embedding, heads, tails, weights[kept], n)
 
 
 def _sparse_precomputed_knn(D, k: int):

@@ -25,7 +25,11 @@ a hash of (seed, edge, epoch, sample), so a run repeats given its seed.
 (``gpuml/_cuda/umap.cu``: ``layout_epoch``, a thread per vertex);
 :func:`layout_numpy` is the same algorithm on the host, vectorised over
 vertices, one round of each vertex's due edges at a time (for small data and
-the tests).
+the tests). It also takes another gradient than the euclidean one
+(``LayoutSettings.gradient``): densMAP's (:mod:`~gpuml.manifold._umap_densmap`;
+on the device too, kernel ``layout_epoch_densmap``) or an output metric's
+(:mod:`~gpuml.manifold._umap_output_metric`; on the host even when a GPU
+computes the rest, see :func:`layout`).
 """
 
 from __future__ import annotations
@@ -53,11 +57,29 @@ class LayoutSettings:
     same_space: bool
     seed: int
     verbose: bool = False
+    #: Another gradient than the euclidean one (densMAP's, or an output
+    #: metric's): an object with ``start_epoch(embedding, epoch, n_epochs)``,
+    #: ``attract(current, other, edges, heads, tails)`` and ``repel(current,
+    #: other)`` (None: the euclidean one) returning clipped moves; such a
+    #: layout runs on the host.
+    gradient: object = None
 
 
 def layout(xp, head, tail, indptr, keys, periods, n_epochs: int, settings):
     """:func:`layout_device` for device arrays (``xp`` CuPy), else
-    :func:`layout_numpy`."""
+    :func:`layout_numpy`. A layout with another gradient than the
+    euclidean one (``settings.gradient``: an output metric) runs
+    :func:`layout_numpy` on the host, on host copies, and returns to ``xp``;
+    densMAP's (``gradient.on_device``) runs on the device."""
+    gradient = settings.gradient
+    if gradient is not None and xp is not np and not getattr(gradient, "on_device", 0):
+        from gpuml._array import to_host
+
+        tail = None if tail is None else to_host(tail)
+        host = (to_host(a) for a in (head, indptr, keys, periods))
+        head, indptr, keys, periods = host
+        run = layout_numpy(head, tail, indptr, keys, periods, n_epochs, settings)
+        return xp.asarray(run)
     run = layout_numpy if xp is np else layout_device
     return run(head, tail, indptr, keys, periods, n_epochs, settings)
 
@@ -146,6 +168,8 @@ def layout_numpy(
     sampled = periods > 0
     for epoch, alpha in enumerate(learning_rates(settings.initial_alpha, n_epochs)):
         due = sampled & (state.next_sample <= epoch)
+        if settings.gradient is not None:
+            settings.gradient.start_epoch(head, epoch, n_epochs)
         for part in range(parts):
             others = head.copy() if tail is None else tail
             in_part = np.flatnonzero(due & (edge_part == part))
@@ -179,24 +203,18 @@ def _layout_part(head, others, due, edges: _HostEdges, epoch: int, alpha):
     a32, b32 = np.float32(settings.a), np.float32(settings.b)
     g32 = np.float32(settings.gamma)
     negative_rate, same_space = settings.negative_rate, settings.same_space
+    gradient = settings.gradient
+    repel = None if gradient is None else gradient.repel
     for e in _due_slots(due, edge_head):
         # the r-th due edge of each vertex that has one, in CSR order
         v, period = edge_head[e], periods[e]
         current = head[v]
-        other = others[keys[e] - v * n_tails]
-        diff = current - other
-        dist2 = (diff * diff).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            coeff = np.where(
-                dist2 > 0,
-                np.float32(-2.0)
-                * a32
-                * b32
-                * np.power(dist2, b32 - np.float32(1))
-                / (a32 * np.power(dist2, b32) + np.float32(1)),
-                np.float32(0),
-            ).astype(np.float32)
-        step = np.clip(coeff[:, None] * diff, -4, 4) * alpha
+        u = keys[e] - v * n_tails
+        other = others[u]
+        if gradient is None:
+            step = attract_euclidean(current, other, a32, b32) * alpha
+        else:
+            step = gradient.attract(current, other, e, v, u) * alpha
         current = current + step
         next_sample[e] += period
         negative_period = period / np.float32(negative_rate)
@@ -212,6 +230,10 @@ def _layout_part(head, others, due, edges: _HostEdges, epoch: int, alpha):
             k = (draw % np.uint64(n_tails)).astype(np.int64)
             if same_space:
                 live &= k != v
+            if repel is not None:
+                step = np.where(live[:, None], repel(current, others[k]), 0)
+                current = current + step * alpha
+                continue
             diff = current - others[k]
             dist2 = (diff * diff).sum(axis=1)
             live &= dist2 > 0
@@ -226,6 +248,24 @@ def _layout_part(head, others, due, edges: _HostEdges, epoch: int, alpha):
             current = current + np.clip(coeff[:, None] * diff, -4, 4) * alpha
         next_negative[e] += n_negative.astype(np.float32) * negative_period
         head[v] = current
+
+
+def attract_euclidean(current, other, a32, b32):
+    """The euclidean layout's clipped moves of ``current`` toward ``other``
+    (float32 rows), before the learning rate."""
+    diff = current - other
+    dist2 = (diff * diff).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        coeff = np.where(
+            dist2 > 0,
+            np.float32(-2.0)
+            * a32
+            * b32
+            * np.power(dist2, b32 - np.float32(1))
+            / (a32 * np.power(dist2, b32) + np.float32(1)),
+            np.float32(0),
+        ).astype(np.float32)
+    return np.clip(coeff[:, None] * diff, -4, 4)
 
 
 def _due_slots(due: np.ndarray, edge_head: np.ndarray):
@@ -276,7 +316,13 @@ def layout_device(
     rates = learning_rates(settings.initial_alpha, n_epochs)
     ab = (np.float32(settings.a), np.float32(settings.b), np.float32(settings.gamma))
     parts = _parts(tail, n_heads)
+    gradient = settings.gradient  # densMAP's, or None
     for epoch, alpha in enumerate(rates):
+        extra = None
+        if gradient is not None:  # the density term's arguments, or None
+            extra = gradient.device_terms(
+                current, indptr, keys, periods, epoch, n_epochs
+            )
         for part in range(parts):
             tails = current if tail is None else tail
             args = (
@@ -292,7 +338,11 @@ def layout_device(
             args += (*constants, np.int32(epoch), np.float32(alpha), *ab)
             args += (np.float32(negative_rate), np.int32(settings.same_space))
             args += (np.uint64(settings.seed), np.int32(part), np.int32(parts))
-            kernel(blocks, (_cuda.THREADS,), args)
+            if extra is None:
+                kernel(blocks, (_cuda.THREADS,), args)
+            else:
+                densmap = _cuda.kernel("umap", "layout_epoch_densmap")
+                densmap(blocks, (_cuda.THREADS,), args + extra)
             current, spare = spare, current
         _report(settings.verbose, epoch, n_epochs)
     return current

@@ -44,11 +44,12 @@ FILES = [
     "test_umap_trustworthiness.py",
     "test_umap_validation_params.py",
 ]
-# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 70 on the CPU
+# The passes (umap-learn 0.5.12, scikit-learn 1.9.1): 81 on the CPU
 # (2026-11-26: target metrics, n_jobs, force_approximation_algorithm,
-# unique; then the input metrics, sparse input, disconnection_distance);
-# on the GPU 38 when issue 36 was filed, not run since.
-PASSES = {"cpu": 70, "gpu": 38}
+# unique; densMAP and output_metric; the input metrics, sparse input and
+# disconnection_distance); on the GPU 38 when issue 36 was filed, not run
+# since.
+PASSES = {"cpu": 81, "gpu": 38}
 
 
 #: The failing cases (file, test), each with its reason in docs/differences.
@@ -59,21 +60,8 @@ KNOWN_FAILURES = {
     ("test_composite_models", "test_contrastive_trustworthiness_on_iris"),
     # update and inverse_transform (called with ensure_all_finite)
     ("test_data_input", "test_check_input_data"),
-    # output_metric (the input metrics' part passes)
-    ("test_umap_validation_params", "test_umap_bad_metrics"),
-    # densMAP
-    ("test_densmap", "test_densmap_trustworthiness"),
+    # densMAP passes, then asks inverse_transform (not implemented) to raise
     ("test_densmap", "test_densmap_trustworthiness_on_iris"),
-    ("test_densmap", "test_densmap_trustworthiness_on_iris_supervised"),
-    ("test_umap_validation_params", "test_densmap_lambda"),
-    ("test_umap_validation_params", "test_densmap_var_shift"),
-    ("test_umap_validation_params", "test_densmap_frac"),
-    ("test_umap_validation_params", "test_densmap_bad_output_metric"),
-    # output_metric
-    ("test_umap_on_iris", "test_umap_trustworthiness_on_sphere_iris"),
-    ("test_umap_validation_params", "test_umap_bad_output_metric"),
-    ("test_umap_validation_params", "test_umap_haversine_embed_to_highd"),
-    ("test_umap_validation_params", "test_umap_bad_output_metric_no_grad"),
     # update
     ("test_umap_ops", "test_umap_update_large"),
     # inverse_transform (its checks: _umap_metrics.inverse_transform_error)
