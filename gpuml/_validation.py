@@ -202,11 +202,13 @@ def check_array(
     allow_nan=False,
     estimator=None,
     input_name="",
+    ensure_all_finite=True,
 ):
     """Validate ``array`` like :func:`sklearn.utils.check_array`, return it in ``xp``.
 
     Parameters mirror scikit-learn's; ``allow_nan`` replaces
-    ``ensure_all_finite="allow-nan"``, and ``dtype`` may also be
+    ``ensure_all_finite="allow-nan"`` (which is also taken, and
+    ``ensure_all_finite=False`` skips the check), and ``dtype`` may also be
     :data:`NUMERIC_FLOAT`. Host data is validated by scikit-learn,
     device data here; both are then moved to ``xp`` (no copy when already
     there) and scanned for NaN/inf in ``xp``.
@@ -242,6 +244,9 @@ def check_array(
     if as_float and array.dtype not in FLOAT_DTYPES:
         array = array.astype(np.float64)
     array = to_namespace(array, xp)
+    if ensure_all_finite is False:
+        return array
+    allow_nan = allow_nan or ensure_all_finite == "allow-nan"
     assert_all_finite(
         array, xp=xp, allow_nan=allow_nan, estimator=estimator, input_name=input_name
     )
@@ -398,6 +403,7 @@ def validate_data(
     allow_nan=False,
     multi_output=False,
     y_numeric=False,
+    ensure_all_finite=True,
 ):
     """Validate X (and y) for ``estimator`` and return them in ``xp``.
 
@@ -417,7 +423,9 @@ def validate_data(
         estimator=estimator,
     )
     if isinstance(y, str) and y == "no_validation":
-        X = out = check_array(X, xp=xp, input_name="X", **x_options)
+        X = out = check_array(
+            X, xp=xp, input_name="X", ensure_all_finite=ensure_all_finite, **x_options
+        )
     else:
         X, y = out = check_X_y(
             X, y, xp=xp, multi_output=multi_output, y_numeric=y_numeric, **x_options

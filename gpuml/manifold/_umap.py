@@ -2,14 +2,18 @@
 estimator, on the GPU.
 
 ``fit`` reads as umap-learn's: validate; the exact k nearest neighbours
-(:mod:`gpuml.neighbors._search`); the fuzzy simplicial set
+(:mod:`gpuml.neighbors._search`; other metrics and sparse data:
+:mod:`gpuml.manifold._umap_metrics`), less those at
+``disconnection_distance`` or beyond; the fuzzy simplicial set
 (:mod:`gpuml.manifold._umap_graph`); with a target, its intersection with
 the labels' simplicial set; an initial layout (spectral, PCA, random or
 given), scaled as umap-learn scales it; the stochastic gradient descent
 (:mod:`gpuml.manifold._umap_layout`). On a GPU every step runs on the
 device except the spectral initialisation's small eigenproblems below 4,096
-points, the supervised intersection (SciPy on the graph) and the
-initialisation's scaling of an (n, n_components) array; on the CPU the same
+points, the supervised intersection (SciPy on the graph), the
+initialisation's scaling of an (n, n_components) array, a callable
+metric's distances, ``unique=True``'s search for distinct rows and the
+TruncatedSVD start of sparse data (host copies); on the CPU the same
 algorithm runs with NumPy and SciPy. densMAP (:mod:`gpuml.manifold._umap_densmap`)
 lays out on the device too (its local radii are summed on the host);
 non-euclidean output metrics (:mod:`gpuml.manifold._umap_output_metric`)
@@ -44,6 +48,7 @@ from gpuml._array import (
     is_sparse,
     to_family,
     to_host,
+    to_namespace,
     to_output,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
@@ -62,6 +67,7 @@ from gpuml.manifold import (
 )
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
+from gpuml.manifold import _umap_metrics as metric_steps
 from gpuml.neighbors._search import (
     MAX_DEVICE_K,
     device_kneighbors,
@@ -118,7 +124,8 @@ class UMAP(
     umap-learn's :class:`umap.UMAP` (the parameters listed here, with their
     meaning and defaults) as a scikit-learn estimator, computed on the GPU
     when one is in use: the exact nearest neighbours, the fuzzy simplicial
-    set, the spectral initialisation and the layout's gradient descent.
+    set, the spectral initialisation and the layout's gradient descent
+    (a callable metric's distances on the host).
 
     Parameters
     ----------
@@ -128,14 +135,28 @@ class UMAP(
         most 127 on the GPU.
     n_components : int, default=2
         The dimension of the embedding (at most 16 on the GPU).
-    metric : {'euclidean', 'manhattan', 'cosine', 'correlation', \
-            'precomputed'}, default='euclidean'
-        The metric of the input space ('l2', 'cityblock' and 'l1' are
-        aliases). With 'precomputed', ``X`` is a square matrix of distances,
+    metric : str or callable, default='euclidean'
+        The metric of the input space, with umap-learn's definitions and
+        names: 'euclidean', 'manhattan', 'chebyshev', 'minkowski',
+        'wminkowski', 'seuclidean', 'mahalanobis', 'canberra',
+        'braycurtis', 'cosine', 'correlation', 'hellinger', 'haversine',
+        'hamming', the binary metrics 'jaccard', 'dice', 'matching',
+        'kulsinski', 'rogerstanimoto', 'russellrao', 'sokalmichener',
+        'sokalsneath', 'yule', and umap-learn's aliases ('l2', 'l1',
+        'cityblock', 'taxicab', 'linfinity'...); sparse ``X`` takes
+        umap-learn's sparse metrics (see :doc:`/umap`). A callable
+        ``metric(x, y, **metric_kwds)`` of two dense rows (numba-jitted or
+        not) returns a distance or ``(distance, gradient)``; it runs on the
+        host. With 'precomputed', ``X`` is a square matrix of distances,
         dense, or sparse (a kNN graph: each row's stored distances are its
         candidate neighbours, missing entries never neighbours), and
         ``transform`` takes the new points' distances to the training
         points.
+    metric_kwds : dict, default=None
+        The metric's parameters, by umap-learn's names: ``p`` (minkowski,
+        wminkowski), ``w`` (wminkowski), ``sigma`` (seuclidean: the
+        variances), ``vinv`` (mahalanobis: the inverse covariance); a
+        callable's keyword arguments.
     n_epochs : int, default=None
         The number of training epochs: 500 for at most 10,000 samples, else
         200, when None (umap-learn's rule).
@@ -216,6 +237,12 @@ class UMAP(
         then the distinct rows' (in ``np.unique``'s order) and
         ``_unique_inverse_`` maps each row to its distinct row. Not with
         ``metric='precomputed'``.
+    disconnection_distance : float, default=None
+        Neighbours at this distance or beyond are removed from the kNN
+        graph; None: umap-learn's default, the largest distance of a
+        bounded metric (1 for jaccard, dice and hellinger, 2 for cosine and
+        correlation), else infinity. Points left without an edge are
+        embedded at NaN, with umap-learn's warning.
     densmap : bool, default=False
         densMAP (umap-learn's): the layout also keeps the local densities of
         the data, adding in its last ``dens_frac`` of epochs the gradient of
@@ -308,11 +335,12 @@ class UMAP(
     every vertex in parallel from the positions at the start of each part
     of an epoch (four parts above 4,096 samples), so a seeded fit repeats
     on the same device (umap-learn's seeded fits run on one thread); a
-    disconnected graph starts from PCA rather than umap-learn's
-    per-component spectral layout; targets take umap-learn's target
-    metrics but ``hierarchical_categorical`` and metrics gpuml's data do
-    not have (see ``target_metric``). Device memory: see :func:`memory_estimate`;
-    a fit that cannot fit raises ``MemoryError`` before it starts.
+    disconnected graph starts from PCA (sparse data: TruncatedSVD, on the
+    host) rather than umap-learn's per-component spectral layout; targets
+    take umap-learn's target metrics but ``hierarchical_categorical`` and
+    metrics gpuml's data do not have (see ``target_metric``). Device
+    memory: see :func:`memory_estimate`; a fit that cannot fit raises
+    ``MemoryError`` before it starts.
 
     Examples
     --------
@@ -327,7 +355,8 @@ class UMAP(
     _parameter_constraints: dict = {
         "n_neighbors": [Interval(Integral, 2, None, closed="left")],
         "n_components": [Interval(Integral, 1, None, closed="left")],
-        "metric": [StrOptions(_METRICS | {"precomputed"})],
+        "metric": [StrOptions(set(metric_steps.ALIASES) | {"precomputed"}), callable],
+        "metric_kwds": [dict, None],
         "n_epochs": [Interval(Integral, 1, None, closed="left"), None],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "init": [StrOptions({"spectral", "pca", "random"}), "array-like"],
@@ -352,6 +381,7 @@ class UMAP(
         "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "force_approximation_algorithm": ["boolean"],
         "unique": ["boolean"],
+        "disconnection_distance": [Real, None],
         "densmap": ["boolean"],
         "dens_lambda": [Interval(Real, 0, None, closed="left")],
         "dens_frac": [Interval(Real, 0, 1, closed="both")],
@@ -369,6 +399,7 @@ class UMAP(
         n_neighbors=15,
         n_components=2,
         metric="euclidean",
+        metric_kwds=None,
         n_epochs=None,
         learning_rate=1.0,
         init="spectral",
@@ -390,6 +421,7 @@ class UMAP(
         n_jobs=-1,
         force_approximation_algorithm=False,
         unique=False,
+        disconnection_distance=None,
         densmap=False,
         dens_lambda=2.0,
         dens_frac=0.3,
@@ -403,6 +435,7 @@ class UMAP(
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.metric = metric
+        self.metric_kwds = metric_kwds
         self.n_epochs = n_epochs
         self.learning_rate = learning_rate
         self.init = init
@@ -424,6 +457,7 @@ class UMAP(
         self.n_jobs = n_jobs
         self.force_approximation_algorithm = force_approximation_algorithm
         self.unique = unique
+        self.disconnection_distance = disconnection_distance
         self.densmap = densmap
         self.dens_lambda = dens_lambda
         self.dens_frac = dens_frac
@@ -437,7 +471,7 @@ class UMAP(
     # ----------------------------------------------------------------- fit
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, ensure_all_finite=True):
         """Fit X into an embedded space.
 
         Parameters
@@ -448,6 +482,11 @@ class UMAP(
             ``metric='precomputed'``.
         y : array-like of shape (n_samples,), default=None
             Categorical labels for supervised UMAP (-1: unlabelled).
+        ensure_all_finite : bool or 'allow-nan', default=True
+            scikit-learn's meaning (False: NaN and infinity accepted,
+            'allow-nan': NaN only), umap-learn's keyword. Only a callable
+            ``metric`` can measure rows with NaN or infinity: with a named
+            metric the data must be finite whatever this says.
 
         Returns
         -------
@@ -455,9 +494,9 @@ class UMAP(
             The fitted estimator.
         """
         with _host_threads(self.n_jobs):
-            return self._fit(X, y)
+            return self._fit(X, y, ensure_all_finite)
 
-    def _fit(self, X, y):
+    def _fit(self, X, y, ensure_all_finite=True):
         xp = compute_namespace()
         family = input_family(X)
         X_given, fit_rows = X, id(X)  # a search's fold rows share neighbours
@@ -469,17 +508,20 @@ class UMAP(
         self.__dict__.pop("_composed", None)
         self.__dict__.pop("_search_index", None)
         self._log("fit started")
-        # a precomputed kNN graph may be sparse (its stored distances)
-        sparse = "csr" if self.metric == "precomputed" else False
+        # sparse data (CSR, CSC, COO: as CSR); a precomputed kNN graph may
+        # be sparse (its stored distances)
         X = validate_data(
             self,
             X,
             xp=xp,
-            accept_sparse=sparse,
+            accept_sparse="csr",
             dtype=(np.float32, np.float64),
+            ensure_all_finite=self._finite_rule(ensure_all_finite),
         )
-        # umap-learn computes in float32 and refuses what overflows it.
-        assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
+        # umap-learn computes in float32 and refuses what overflows it
+        # (infinity passes where ensure_all_finite lets it).
+        if self._finite_rule(ensure_all_finite) is True:
+            assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
         self._log("data validated (copied to the device for the GPU)")
         n = X.shape[0]
         if self.metric == "precomputed" and X.shape[0] != X.shape[1]:
@@ -492,6 +534,10 @@ class UMAP(
         self._checked_init(n)
         if y is not None:
             y = self._checked_target(y, n)
+        self._metric = None
+        if self.metric != "precomputed":
+            self._metric = metric_steps.resolve(self.metric, self.metric_kwds, X)
+        dd = self._disconnection_distance()
         inverse, X_all = None, X
         if self.unique:
             if self.metric == "precomputed":
@@ -499,11 +545,8 @@ class UMAP(
                     "unique=True is not available with metric='precomputed': "
                     "equal rows of a distance matrix are not equal points."
                 )
-            _, index, inverse = np.unique(
-                to_host(X), axis=0, return_index=True, return_inverse=True
-            )
-            inverse = inverse.ravel()
-            X = X[xp.asarray(index)]
+            index, inverse = metric_steps.unique_rows(X)
+            X = metric_steps.take_rows(X, index, xp)
             y = None if y is None else y[index]
             X_given = fit_rows = None  # no neighbours shared with a search
             n = X.shape[0]
@@ -534,6 +577,10 @@ class UMAP(
         unsupported = _cuml.umap_unsupported(self.metric, self.init, y is not None)
         if unsupported is None and self.unique:
             unsupported = "embed each distinct row once (unique=True)"
+        if unsupported is None and is_sparse(X):
+            unsupported = "embed sparse data with gpuml's exact neighbours"
+        if unsupported is None and (self.metric_kwds or np.isfinite(dd)):
+            unsupported = "take metric_kwds or a disconnection_distance"
         if unsupported is None and (self.densmap or self.output_dens):
             unsupported = "fit densMAP or return the local radii (output_dens)"
         if unsupported is None and distance is not None:
@@ -562,16 +609,27 @@ class UMAP(
                 "(engine='cuml', with cuML installed)."
             )
         if device:
-            _check_memory(n, X.shape[1], k, dim)
+            width = X.shape[1]
+            if is_sparse(X):  # the stored values' share of a dense row
+                width = min(width, 2 * int(X.nnz) // max(n, 1) + 1)
+            _check_memory(n, width, k, dim)
         prune_epochs = n_epochs if n_epochs > 10 else epochs_by_size
         # k neighbours, the point itself first among them (umap-learn's kNN)
-        key = ("umap", self.metric, k, xp.__name__)
+        key = ("umap", self._metric_key(), k, xp.__name__)
+        spec = self._metric or "precomputed"
         if given_knn is not None:
             dists, indices = given_knn
         else:
             dists, indices = neighbours_of(
-                fit_rows, X_given, key, lambda: _kneighbors(X, X, k, self.metric, xp)
+                fit_rows, X_given, key, lambda: _kneighbors(X, X, k, spec, xp)
             )
+        # umap-learn's disconnection: neighbours at disconnection_distance or
+        # beyond are no neighbours (index -1, distance inf)
+        far = dists >= dd
+        removed = int(far.sum())
+        if removed:
+            indices = xp.where(far, -1, indices)
+            dists = xp.where(far, xp.inf, dists)
         self._log("nearest neighbours done")
         if device:
             values = graph_steps.memberships_device(
@@ -597,6 +655,7 @@ class UMAP(
                 np.array([graph.data.max()], dtype=np.float32).view(np.uint32)
             )
         self._log("fuzzy simplicial set done")
+        _disconnection_warning(removed, graph, dd, X_all.shape[0], self.verbose)
         if self.transform_mode == "graph":  # umap-learn's: no layout
             if inverse is not None:
                 self._unique_inverse_ = inverse
@@ -635,6 +694,10 @@ class UMAP(
                 rad_orig, rad_emb = rad_orig[inverse], rad_emb[inverse]
             self.rad_orig_ = to_family(xp.asarray(rad_orig), family)
             self.rad_emb_ = to_family(xp.asarray(rad_emb), family)
+        # vertices with no edge left: NaN, as umap-learn marks them
+        alone = np.asarray(graph.sum(axis=1)).ravel() == 0
+        if alone.any():
+            embedding[xp.asarray(alone)] = xp.nan
         if inverse is not None:  # every row at its distinct row's position
             embedding, X = embedding[xp.asarray(inverse)], X_all
             self._unique_inverse_ = inverse
@@ -740,15 +803,17 @@ class UMAP(
         self._fit_rows = fit_rows
         self._a, self._b = a, b
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X, y=None, ensure_all_finite=True):
         """Fit X into an embedded space and return that transformed output.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The data (host or device family).
         y : array-like of shape (n_samples,), default=None
             Categorical labels for supervised UMAP (-1: unlabelled).
+        ensure_all_finite : bool or 'allow-nan', default=True
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -762,7 +827,7 @@ class UMAP(
             With ``output_dens=True`` only: the log local radii of the
             embedding (``rad_emb_``).
         """
-        self.fit(X, y)
+        self.fit(X, y, ensure_all_finite=ensure_all_finite)
         if self.transform_mode == "graph":
             return self.graph_
         embedding = to_output(self.embedding_, X, self.get_feature_names_out)
@@ -770,7 +835,7 @@ class UMAP(
             return embedding, self.rad_orig_, self.rad_emb_
         return embedding
 
-    def transform(self, X):
+    def transform(self, X, ensure_all_finite=True):
         """Embed new points against the fitted ones.
 
         Each new point's neighbours among the training data give its
@@ -780,11 +845,13 @@ class UMAP(
 
         Parameters
         ----------
-        X : array-like of shape (n_queries, n_features)
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
             New data (host or device family); with ``metric='precomputed'``
             their distances to the training points, of shape (n_queries,
             n_samples), dense or sparse (at least ``n_neighbors`` stored
             distances per row).
+        ensure_all_finite : bool or 'allow-nan', default=True
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -795,9 +862,9 @@ class UMAP(
         """
         check_is_fitted(self)
         with _host_threads(self.n_jobs):
-            return self._transform(X)
+            return self._transform(X, ensure_all_finite)
 
-    def _transform(self, X):
+    def _transform(self, X, ensure_all_finite=True):
         if self.densmap:
             raise NotImplementedError(
                 "Transforming data into an existing embedding is not supported for "
@@ -813,20 +880,29 @@ class UMAP(
             X,
             xp=xp,
             reset=False,
+            accept_sparse="csr",
             dtype=(np.float32, np.float64),
-            accept_sparse="csr" if precomputed else False,
+            ensure_all_finite=self._finite_rule(ensure_all_finite),
         )
-        assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
+        if self._finite_rule(ensure_all_finite) is True:
+            assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
         train = self._fitted("_raw_data", xp)
+        if not precomputed:
+            X = _like(X, train, xp)  # sparse queries for a sparse fit, else dense
         n_train, k, q = train.shape[0], self._n_neighbors, X.shape[0]
-        key = ("umap", self.metric, k, xp.__name__)
+        key = ("umap", self._metric_key(), k, xp.__name__)
 
         def search():
             if precomputed:  # X: the new points' distances to the training points
                 return _umap_ops.precomputed_neighbours(X, train, k, xp)
-            return _kneighbors(train, X, k, self.metric, xp)
+            return _kneighbors(train, X, k, self._metric, xp)
 
         dists, indices = neighbours_of(self._fit_rows, X_given, key, search)
+        # umap-learn's transform: neighbours at disconnection_distance or
+        # beyond are no neighbours (their distances stay)
+        far = dists >= self._disconnection_distance()
+        if bool(far.any()):
+            indices = xp.where(far, -1, indices)
         lc = max(0.0, self.local_connectivity - 1.0)
         device = xp is not np
         if device:
@@ -840,6 +916,7 @@ class UMAP(
         reference = self._fitted("embedding_", xp)
         # One row of k entries per new point (keys row * n_train + column).
         indices_h, values_h = to_host(indices), to_host(values)
+        indices_h = np.where(indices_h < 0, 0, indices_h)  # weight 0 there
         rows = np.repeat(np.arange(q, dtype=np.int64), k)
         weights = values_h.ravel().astype(np.float32)
         keys = rows * n_train + indices_h.ravel()
@@ -868,7 +945,7 @@ class UMAP(
         )
         graph = (xp.asarray(indptr), xp.asarray(keys), xp.asarray(periods))
         embedding = layout_steps.layout(
-            xp, xp.asarray(start), reference, *graph, n_epochs, settings
+            xp, xp.asarray(start), _far_nan(reference, xp), *graph, n_epochs, settings
         )
         return to_output(
             to_family(embedding, family), X_given, self.get_feature_names_out
@@ -974,6 +1051,33 @@ class UMAP(
             gradient=gradient,
         )
 
+    def _finite_rule(self, ensure_all_finite):
+        """scikit-learn's ``ensure_all_finite`` for the data: as given for a
+        callable metric (which may measure NaN or infinity), else True
+        (gpuml's named metrics need finite values)."""
+        if ensure_all_finite not in (True, False, "allow-nan"):
+            raise ValueError(
+                "ensure_all_finite should be a bool or 'allow-nan'; got "
+                f"{ensure_all_finite!r}."
+            )
+        return ensure_all_finite if callable(self.metric) else True
+
+    def _disconnection_distance(self) -> float:
+        """umap-learn's: ``disconnection_distance``, or for None the metric's
+        largest distance (1 for jaccard, dice and hellinger, 2 for cosine
+        and correlation), else infinity."""
+        if self.disconnection_distance is None:
+            return metric_steps.disconnection_default(self.metric)
+        return self.disconnection_distance
+
+    def _metric_key(self):
+        """The metric and its keywords, for a search's shared neighbours."""
+        if not self.metric_kwds:
+            return self.metric
+        import joblib
+
+        return (self.metric, joblib.hash(self.metric_kwds))
+
     def _ab(self) -> tuple[float, float]:
         if self.a is None or self.b is None:
             return find_ab_params(self.spread, self.min_dist)
@@ -1008,7 +1112,7 @@ class UMAP(
                 start = _spectral_layout(graph, edges, dim, xp)
             if start is None:
                 if self.metric != "precomputed":
-                    start = _pca_layout(X, dim, xp)
+                    start = _pca_layout(X, dim, xp, rng)
                 else:
                     start = _umap_ops.mds_layout(X, dim, xp)
             if start is None:
@@ -1079,6 +1183,7 @@ class UMAP(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.metric == "precomputed"
+        tags.input_tags.sparse = True
         tags.non_deterministic = self.random_state is None
         return tags
 
@@ -1110,12 +1215,23 @@ def _check_memory(n: int, n_features: int, k: int, dim: int) -> None:
         )
 
 
-def _kneighbors(X_fit, X_query, k: int, metric: str, xp):
+def _kneighbors(X_fit, X_query, k: int, metric, xp):
     """Exact kNN, self included for a fit: (distances, indices) in ``xp``
-    (float64 and int64 on the device)."""
+    (float64 and int64 on the device). ``metric``: "precomputed" or a
+    :class:`~gpuml.manifold._umap_metrics.Metric`; dense data in the metrics
+    of the device's search (and scikit-learn's on the CPU) take those
+    searches, everything else :func:`gpuml.manifold._umap_metrics.kneighbors`."""
     if metric == "precomputed" and is_sparse(X_query):
         dists, indices = _sparse_precomputed_knn(to_host(X_query).tocsr(), k)
         return xp.asarray(dists), xp.asarray(indices)
+    if isinstance(metric, str) and metric != "precomputed":
+        metric = metric_steps.Metric(metric_steps.ALIASES[metric])
+    if metric != "precomputed":
+        if not _searched_as_before(metric, X_fit, X_query, xp):
+            return metric_steps.kneighbors(
+                metric, X_fit, X_query, k, xp, X_query is X_fit
+            )
+        metric = metric.name
     if xp is not np:
         resolved = "precomputed" if metric == "precomputed" else device_metric(metric)
         return device_kneighbors(X_fit, X_query, k, resolved)
@@ -1137,6 +1253,81 @@ def _kneighbors(X_fit, X_query, k: int, metric: str, xp):
         # membership 1 (umap-learn's pairwise distances are 0 there).
         dists[indices == np.arange(indices.shape[0])[:, None]] = 0.0
     return dists, indices
+
+
+def _searched_as_before(metric, X_fit, X_query, xp) -> bool:
+    """Whether gpuml's neighbour search of dense data (scikit-learn's on the
+    CPU) finds umap-learn's neighbours: the euclidean and manhattan
+    metrics, and cosine and correlation without a zero (or constant) row,
+    whose distances umap-learn defines by its own convention."""
+    if is_sparse(X_fit) or is_sparse(X_query) or metric.kwds:
+        return False
+    if metric.name in ("euclidean", "manhattan"):
+        return True
+    if metric.name not in ("cosine", "correlation"):
+        return False
+    for A in (X_fit,) if X_query is X_fit else (X_fit, X_query):
+        if metric.name == "cosine":
+            flat = xp.abs(A).max(axis=1) == 0
+        else:
+            flat = A.max(axis=1) == A.min(axis=1)
+        if bool(flat.any()):
+            return False
+    return True
+
+
+def _like(X, train, xp):
+    """Query rows in the kind (sparse CSR or dense) of the training rows."""
+    if is_sparse(train) and not is_sparse(X):
+        return to_namespace(sp.csr_matrix(to_host(X)), xp)
+    if not is_sparse(train) and is_sparse(X):
+        return xp.asarray(X.toarray())
+    return X
+
+
+def _far_nan(reference, xp):
+    """The training embedding for a transform's layout, its NaN rows (points
+    disconnected from the manifold) moved far away: as umap-learn's layout
+    skips a NaN negative sample, they then push nothing (a repulsion of
+    1e-16 at 1e6). A new point with an edge to one starts at NaN (its
+    neighbours' mean) and stays there, as in umap-learn."""
+    nan = xp.isnan(reference)
+    if not bool(nan.any()):
+        return reference
+    return xp.where(nan, xp.float32(1e6), reference)
+
+
+def _disconnection_warning(removed, graph, distance, total_rows, verbose):
+    """umap-learn's ``raise_disconnected_warning``: its texts, when vertices
+    of the graph (a SciPy CSR) are left without an edge, and its 10%
+    threshold between "a few" and "a large number"."""
+    disconnected = int((np.asarray(graph.sum(axis=1)).ravel() == 0).sum())
+    if verbose and disconnected == 0 and removed > 0:
+        print(
+            f"Disconnection_distance = {distance} has removed {removed} edges.  "
+            "This is not a problem as no vertices were disconnected."
+        )
+    elif 0 < disconnected <= 0.1 * total_rows:
+        warnings.warn(
+            "A few of your vertices were disconnected from the manifold.  This "
+            "shouldn't cause problems.\n"
+            f"Disconnection_distance = {distance} has removed {removed} edges.\n"
+            f"It has only fully disconnected {disconnected} vertices.\n"
+            "Use umap.utils.disconnected_vertices() to identify them.",
+            UserWarning,
+            stacklevel=5,
+        )
+    elif disconnected > 0.1 * total_rows:
+        warnings.warn(
+            "A large number of your vertices were disconnected from the manifold.\n"
+            f"Disconnection_distance = {distance} has removed {removed} edges.\n"
+            f"It has fully disconnected {disconnected} vertices.\n"
+            "You might consider using find_disconnected_points() to find and "
+            "remove these points from your data.\n"
+            "Use umap.utils.disconnected_vertices() to identify them.",
+            UserWarning,
+            stacklevel=5,
+        )
 
 
 def _embedding_radii(embedding, k: int, xp):
@@ -1248,10 +1439,22 @@ def _arpack(normalised, k: int, dense_fallback: bool):
         return np.linalg.eigh(normalised.toarray())
 
 
-def _pca_layout(X, dim: int, xp):
-    """The data's first ``dim`` principal components (host array)."""
+def _pca_layout(X, dim: int, xp, rng=None):
+    """The data's first ``dim`` principal components (host array); for
+    sparse data, as umap-learn's, scikit-learn's TruncatedSVD (on the host;
+    no centring); None for data with NaN or infinity (a callable metric's)."""
     from gpuml._linalg import thin_svd
 
+    if is_sparse(X):
+        from sklearn.decomposition import TruncatedSVD
+
+        host = to_host(X)
+        if dim >= host.shape[1] or not np.isfinite(host.data).all():
+            return None
+        svd = TruncatedSVD(n_components=dim, random_state=rng)
+        return svd.fit_transform(host).astype(np.float64)
+    if not bool(xp.isfinite(X).all()):
+        return None
     centred = X - X.mean(axis=0)
     if centred.shape[1] < dim:
         return None
@@ -1267,5 +1470,7 @@ def _graph_mean(indptr, indices, weights, embedding):
     w = weights.reshape(q, k).astype(np.float64)
     total = w.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (w[:, :, None] * embedding[indices]).sum(axis=1) / total
+        # (an edge of weight 0 adds nothing, even to a NaN position)
+        terms = np.where(w[:, :, None] > 0, w[:, :, None] * embedding[indices], 0.0)
+        mean = terms.sum(axis=1) / total
     return mean.astype(np.float32)

@@ -89,7 +89,8 @@ def memberships_numpy(dists, indices, local_connectivity: float, bipartite: bool
     rank = np.cumsum(nonzero, axis=1)
 
     def nth_nonzero(m: int) -> np.ndarray:
-        return (dists * (nonzero & (rank == m))).sum(axis=1)
+        # (a removed neighbour's distance is inf: where, not a product)
+        return np.where(nonzero & (rank == m), dists, 0.0).sum(axis=1)
 
     floor_lc = int(np.floor(local_connectivity))
     interpolation = local_connectivity - floor_lc
@@ -108,7 +109,10 @@ def memberships_numpy(dists, indices, local_connectivity: float, bipartite: bool
 
     lo, hi, mid = np.zeros(n), np.full(n, np.inf), np.ones(n)
     active = np.ones(n, dtype=bool)
-    gaps = dists[:, 1:] - rho[:, None]
+    # inf - inf (a row whose neighbours were all removed: rho is inf) is
+    # NaN, which counts 1 in the sum, as in umap-learn's smooth_knn_dist
+    with np.errstate(invalid="ignore"):
+        gaps = dists[:, 1:] - rho[:, None]
     for _ in range(N_ITER):
         if not active.any():
             break
@@ -134,8 +138,8 @@ def memberships_numpy(dists, indices, local_connectivity: float, bipartite: bool
     )
     sigma = np.maximum(mid, floor)
 
-    gap = dists - rho[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
+        gap = dists - rho[:, None]
         values = np.where(
             (gap <= 0) | (sigma[:, None] == 0),
             1.0,

@@ -46,9 +46,10 @@ from gpuml._array import (
     to_host,
     to_output,
 )
-from gpuml._validation import assert_fits_dtype, check_array
+from gpuml._validation import assert_fits_dtype, check_array, validate_data
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
+from gpuml.manifold import _umap_metrics as metric_steps
 from gpuml.manifold._umap_target import _general_intersection, _values_at
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -521,9 +522,10 @@ def inverse_transform(model, X):
             "Inverse transform not available for a composed model: it has no "
             "training data of its own."
         )
-    if model._raw_data is not None and is_sparse(model._raw_data):
-        raise ValueError("Inverse transform not available for sparse input.")
-    if model.metric not in GRADIENTS:
+    reason = metric_steps.inverse_transform_error(model)  # umap-learn's
+    if reason is not None:
+        raise ValueError(reason)
+    if model.metric not in GRADIENTS:  # gpuml's data-space gradients
         raise ValueError("Inverse transform not available for given metric.")
     if getattr(model, "densmap", False):
         raise ValueError("Inverse transform not available for densMAP.")
@@ -609,7 +611,7 @@ def _training_sigmas_rhos(model, raw, xp):
         sigmas, rhos = hit[1]
     else:
         k = model._n_neighbors
-        dists, indices = _kneighbors(raw, raw, k, model.metric, xp)
+        dists, indices = _kneighbors(raw, raw, k, model._metric, xp)
         _, sigmas, rhos = graph_steps.memberships_numpy(
             to_host(dists), to_host(indices), model.local_connectivity, bipartite=False
         )
@@ -696,8 +698,18 @@ def update(model, X, ensure_all_finite=True):
             "on all the data instead."
         )
     xp = compute_namespace()
-    X = validate_finite(model, X, xp, ensure_all_finite)
-    assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
+    rule = model._finite_rule(ensure_all_finite)  # as fit's and transform's
+    X = validate_data(
+        model,
+        X,
+        xp=xp,
+        reset=False,
+        accept_sparse="csr",
+        dtype=(np.float32, np.float64),
+        ensure_all_finite=rule,
+    )
+    if rule is True:
+        assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
     old = model._fitted("_raw_data", xp)
     if is_sparse(X) or is_sparse(old):
         raise ValueError("update is not available for sparse input.")
@@ -706,7 +718,7 @@ def update(model, X, ensure_all_finite=True):
     data = xp.concatenate([old, X.astype(old.dtype)])
     n = data.shape[0]
     k = model._n_neighbors
-    dists, indices = _kneighbors(data, data, k, model.metric, xp)
+    dists, indices = _kneighbors(data, data, k, model._metric, xp)
     graph = fuzzy_graph(
         dists, indices, model.local_connectivity, model.set_op_mix_ratio, xp
     )
@@ -751,38 +763,3 @@ def _place_new_rows(start, n_old: int, indices) -> None:
         start[rows[ready]] = sums[ready] / count[ready, None]
         placed[rows[ready]] = True
     start[~placed] = start[:n_old].mean(axis=0)
-
-
-def validate_finite(model, X, xp, ensure_all_finite):
-    """``X`` validated against the fitted model as ``transform`` validates
-    it, with scikit-learn's ``ensure_all_finite``: True (no NaN or
-    infinity), 'allow-nan', or False (no check)."""
-    from gpuml._validation import check_feature_names, check_n_features, validate_data
-
-    if ensure_all_finite is True or ensure_all_finite == "allow-nan":
-        return validate_data(
-            model,
-            X,
-            xp=xp,
-            reset=False,
-            dtype=(np.float32, np.float64),
-            allow_nan=ensure_all_finite == "allow-nan",
-        )
-    if ensure_all_finite is not False:
-        raise ValueError(
-            "ensure_all_finite should be a bool or 'allow-nan'. Got "
-            f"{ensure_all_finite!r} instead."
-        )
-    from sklearn.utils import check_array as sk_check_array
-
-    from gpuml._array import to_namespace
-
-    check_feature_names(model, X, reset=False)
-    X = to_namespace(
-        sk_check_array(
-            to_host(X), dtype=(np.float32, np.float64), ensure_all_finite=False
-        ),
-        xp,
-    )
-    check_n_features(model, X, reset=False)
-    return X

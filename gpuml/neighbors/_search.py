@@ -87,7 +87,7 @@ class _Scores:
     prepared once for the metric: float64 copies, rows normalised for
     cosine and correlation, squared norms for euclidean)."""
 
-    def __init__(self, X_fit, X_query, metric: str):
+    def __init__(self, X_fit, X_query, metric):
         cupy = get_cupy()
         _cuda.prefetch_module("neighbors")
         self.metric = metric
@@ -96,6 +96,11 @@ class _Scores:
         self.column = self.row_terms = None
         self.alpha, self.kind = 1.0, 0
         self._tile = None
+        self._tiles_of = None
+        if callable(metric):  # a function of the tile: its distances
+            self._tiles_of, self.metric = metric, "distances"
+            self.F = self.Q = None
+            return
         if metric == "precomputed":
             self.F, self.Q = None, _as_float64(X_query, copy=False)
             return
@@ -123,6 +128,9 @@ class _Scores:
 
     def _budget(self) -> int:
         free, _ = get_cupy().cuda.runtime.memGetInfo()
+        if self._tiles_of is not None:
+            # a tile function's temporaries: a few tiles' worth
+            return min(TILE_BYTES // 8, max(free // 16, 8 << 20))
         return min(TILE_BYTES, max(free // 4, 8 << 20))
 
     def _scores(self, start: int, stop: int, c0: int, c1: int):
@@ -130,6 +138,8 @@ class _Scores:
         against fitted rows c0:c1 (C order)."""
         cupy = get_cupy()
         t = stop - start
+        if self._tiles_of is not None:
+            return cupy.ascontiguousarray(self._tiles_of(start, stop, c0, c1))
         if self.metric == "precomputed":
             return self.Q[start:stop]  # whole rows (c0 = 0, c1 = n)
         if self.metric == "manhattan":
@@ -174,11 +184,15 @@ class _Scores:
         return (column, np.float64(self.alpha))
 
 
-def device_kneighbors(X_fit, X_query, k: int, metric: str):
+def device_kneighbors(X_fit, X_query, k: int, metric):
     """The ``k`` nearest rows of ``X_fit`` (device, (n, d)) to each row of
     ``X_query`` (device, (q, d); for "precomputed", the (q, n) distances):
     ``(distances, indices)``, float64 and int64 device arrays of shape
-    (q, k), ascending, ties by index."""
+    (q, k), ascending, ties by index. ``metric`` may also be a function
+    ``tile(start, stop, c0, c1)`` giving the float64 distances of query
+    rows start:stop to fitted rows c0:c1 (any metric: UMAP's), which are
+    then selected as precomputed ones are; ``X_fit`` and ``X_query`` only
+    give the sizes then (they may be sparse)."""
     cupy = get_cupy()
     if not 1 <= k <= min(X_fit.shape[0], MAX_DEVICE_K):
         raise ValueError(f"k={k} outside 1..{min(X_fit.shape[0], MAX_DEVICE_K)}")

@@ -45,31 +45,19 @@ FILES = [
     "test_umap_validation_params.py",
 ]
 # The passes (umap-learn 0.5.12, scikit-learn 1.9.1) on the CPU: 53 with
-# target metrics, n_jobs, force_approximation_algorithm and unique; 64 with
-# densMAP and output_metric; 63 with the model operations, 61 of them
-# whatever the session's random iris selection (see the iris entries
-# below); merged: see PASSES. On the GPU 38 when issue 36 was filed.
+# target metrics, n_jobs, force_approximation_algorithm and unique; then
+# (each branch alone) 64 with densMAP and output_metric, 63 with the model
+# operations, 70 with the input metrics, sparse input and
+# disconnection_distance; all together: see PASSES (some depend on the
+# session's random iris selection, see the iris entries below). On the GPU
+# 38 when issue 36 was filed.
 PASSES = {"cpu": 61, "gpu": 38}
 
 
 #: The failing cases (file, test), each with its reason in docs/differences.
 KNOWN_FAILURES = {
-    # metrics gpuml does not have (jaccard, hellinger, callables...)
+    # update and inverse_transform called with ensure_all_finite
     ("test_data_input", "test_check_input_data"),
-    ("test_umap_validation_params", "test_umap_custom_distance_w_grad"),
-    # jaccard and hellinger (with force_approximation_algorithm)
-    *(
-        ("test_umap_ops", f"test_disconnected_data[{fast}-{metric}-{n}]")
-        for fast in ("True", "False")
-        for metric in ("jaccard", "hellinger")
-        for n in (1, 5)
-    ),
-    # disconnection_distance
-    ("test_umap_ops", "test_disconnected_data_precomputed[True-1]"),
-    ("test_umap_ops", "test_disconnected_data_precomputed[False-1]"),
-    # sparse input
-    ("test_umap_on_iris", "test_umap_sparse_transform_on_iris"),
-    ("test_umap_trustworthiness", "test_umap_sparse_trustworthiness"),
     ("test_umap_validation_params", "test_umap_inverse_transform_fails_expectedly"),
     # a sparse precomputed fit on iris (not connected) starts at random:
     # trustworthiness 0.81-0.89 with the random selection of rows (0.85)
@@ -85,12 +73,6 @@ KNOWN_FAILURES = {
     ("test_umap_ops", "test_umap_update"),
     ("test_umap_ops", "test_umap_update_large"),
     ("test_umap_on_iris", "test_precomputed_knn_on_iris"),
-    # unique=True on sparse X
-    *(
-        ("test_umap_repeated_data", f"test_repeated_points_{size}_sparse_{kind}")
-        for size in ("large", "small")
-        for kind in ("spatial", "binary")
-    ),
 }
 
 
