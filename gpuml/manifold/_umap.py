@@ -625,9 +625,10 @@ class UMAP(
             )
         # umap-learn's disconnection: neighbours at disconnection_distance or
         # beyond are no neighbours (index -1, distance inf)
-        far = dists >= dd
-        removed = int(far.sum())
-        if removed:
+        far = _beyond(dists, dd, self.metric)
+        removed = 0 if far is None else int(far.sum())
+        if far is not None:
+            far = xp.asarray(far)
             indices = xp.where(far, -1, indices)
             dists = xp.where(far, xp.inf, dists)
         self._log("nearest neighbours done")
@@ -900,9 +901,9 @@ class UMAP(
         dists, indices = neighbours_of(self._fit_rows, X_given, key, search)
         # umap-learn's transform: neighbours at disconnection_distance or
         # beyond are no neighbours (their distances stay)
-        far = dists >= self._disconnection_distance()
-        if bool(far.any()):
-            indices = xp.where(far, -1, indices)
+        far = _beyond(dists, self._disconnection_distance(), self.metric)
+        if far is not None:
+            indices = xp.where(xp.asarray(far), -1, indices)
         lc = max(0.0, self.local_connectivity - 1.0)
         device = xp is not np
         if device:
@@ -1291,10 +1292,22 @@ def _far_nan(reference, xp):
     skips a NaN negative sample, they then push nothing (a repulsion of
     1e-16 at 1e6). A new point with an edge to one starts at NaN (its
     neighbours' mean) and stays there, as in umap-learn."""
-    nan = xp.isnan(reference)
-    if not bool(nan.any()):
+    nan = np.isnan(to_host(reference))  # on the host: no kernel to compile
+    if not nan.any():
         return reference
-    return xp.where(nan, xp.float32(1e6), reference)
+    return xp.where(xp.asarray(nan), xp.float32(1e6), reference)
+
+
+def _beyond(dists, distance: float, metric):
+    """The neighbours at ``distance`` or beyond (a host boolean array of the
+    kNN's shape), or None when there are none: found on a host copy of the
+    distances (a fit's first use compiles no CuPy kernel for it); skipped
+    where ``distance`` is infinite and the metric's distances are finite
+    (every named metric's, of validated finite data)."""
+    if np.isinf(distance) and not callable(metric):
+        return None
+    far = to_host(dists) >= distance
+    return far if far.any() else None
 
 
 def _disconnection_warning(removed, graph, distance, total_rows, verbose):
