@@ -164,6 +164,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # Exact nearest neighbours and UMAP (on demand, like the text modules).
     "neighbors": (),
     "umap": tuple(f"smooth_knn<{t}>" for t in _FLOAT_TYPES),
+    "umap_densmap": (),
 }
 #: Modules compiled from another module's source file.
 _SOURCES = {
@@ -173,7 +174,12 @@ _SOURCES = {
     "vocabulary_unicode": "vocabulary",
 }
 #: Headers that a source file (by name) is compiled with, after common.cuh.
-_HEADERS = {"text": ("text.cuh",), "vocabulary": ("text.cuh",)}
+_HEADERS = {
+    "text": ("text.cuh",),
+    "vocabulary": ("text.cuh",),
+    "umap": ("umap_layout.cuh",),
+    "umap_densmap": ("umap_layout.cuh",),
+}
 
 #: Modules that only the text vectorizers, the neighbours search and UMAP
 #: use: compiled when one first runs (or by :func:`compile_all`), not by
@@ -188,6 +194,7 @@ _ON_DEMAND = frozenset(
         "vocabulary_unicode",
         "neighbors",
         "umap",
+        "umap_densmap",
     }
 )
 

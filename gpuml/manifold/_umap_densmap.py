@@ -175,7 +175,7 @@ class DensmapGradient:
         phi_sum = cupy.empty(self.n, dtype=np.float64)
         args = (embedding, indptr, keys, periods, np.int64(self.n))
         args += (np.int32(embedding.shape[1]), self.a32, self.b32, re_sum, phi_sum)
-        _cuda.launch("umap", "densmap_radii", self.n, args)
+        _cuda.launch("umap_densmap", "densmap_radii", self.n, args)
         self._statistics(re_sum.get(), phi_sum.get())
         shift = self.re_cov / (self.re_std * self.re_std)
         scale = self.dens_lambda * self.mu_tot / self.n

@@ -341,7 +341,7 @@ def layout_device(
             if extra is None:
                 kernel(blocks, (_cuda.THREADS,), args)
             else:
-                densmap = _cuda.kernel("umap", "layout_epoch_densmap")
+                densmap = _cuda.kernel("umap_densmap", "layout_epoch_densmap")
                 densmap(blocks, (_cuda.THREADS,), args + extra)
             current, spare = spare, current
         _report(settings.verbose, epoch, n_epochs)
