@@ -499,6 +499,24 @@ def _correlation_grad(x, y, xp):
     return d, grad - grad.mean(axis=1, keepdims=True)
 
 
+def _callable_gradient(metric):
+    """A callable metric's ``(distance, gradient)`` (its own, as umap-learn's
+    inverse_transform takes it) in the gradients' batch form: the pairs of
+    rows one by one on the host (copies: a metric may write into them)."""
+
+    def gradient(x, y, xp):
+        xs, ys = to_host(x), to_host(y)
+        pairs = [
+            metric.func(a.copy(), b.copy(), **metric.kwds)
+            for a, b in zip(xs, ys, strict=True)
+        ]
+        d = np.array([float(pair[0]) for pair in pairs], dtype=np.float64)
+        g = np.array([np.asarray(pair[1], dtype=np.float64) for pair in pairs])
+        return xp.asarray(d), xp.asarray(g.reshape(xs.shape))
+
+    return gradient
+
+
 #: The input metrics whose gradient inverse_transform has (umap-learn's
 #: ``named_distances_with_gradients`` that gpuml's metrics cover).
 GRADIENTS = {
@@ -525,7 +543,7 @@ def inverse_transform(model, X):
     reason = metric_steps.inverse_transform_error(model)  # umap-learn's
     if reason is not None:
         raise ValueError(reason)
-    if model.metric not in GRADIENTS:  # gpuml's data-space gradients
+    if not callable(model.metric) and model.metric not in GRADIENTS:
         raise ValueError("Inverse transform not available for given metric.")
     if getattr(model, "densmap", False):
         raise ValueError("Inverse transform not available for densMAP.")
@@ -625,7 +643,11 @@ def _inverse_descent(head, raw, indices, weights, sigmas, rhos, n_epochs, model,
     a due edge moving its point toward the edge's training row and then
     away from random training rows (negative samples), each step clipped to
     4 and scaled by the learning rate."""
-    grad = GRADIENTS[model.metric]
+    grad = (
+        _callable_gradient(model._metric)
+        if callable(model.metric)
+        else GRADIENTS[model.metric]
+    )
     q, k = indices.shape
     n_train = raw.shape[0]
     top = weights.max() if q else 1.0

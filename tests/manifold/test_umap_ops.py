@@ -313,3 +313,21 @@ def test_one_sample_fit(backend):
     # unique=True with one distinct row: every copy at the origin
     model = UMAP(unique=True, n_components=3).fit(backend.asarray(np.ones((5, 4))))
     backend.assert_family(model.embedding_, dtype=np.float32, shape=(5, 3))
+
+
+def test_inverse_transform_with_a_callables_gradient():
+    """A callable metric returning ``(distance, gradient)`` has umap-learn's
+    inverse_transform, by its own gradient: the manhattan one as a callable
+    gives the named metric's points."""
+
+    def manhattan(x, y):
+        return np.abs(x - y).sum(), np.sign(x - y)
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    kw = dict(n_neighbors=8, n_epochs=30, random_state=0)
+    by_callable = UMAP(metric=manhattan, **kw).fit(X)
+    by_name = UMAP(metric="manhattan", **kw).fit(X)
+    np.testing.assert_allclose(by_callable.embedding_, by_name.embedding_)
+    got = by_callable.inverse_transform(by_callable.embedding_[:5])
+    want = by_name.inverse_transform(by_name.embedding_[:5])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
