@@ -55,8 +55,6 @@ PASSES = {"cpu": 90, "gpu": 90}
 
 #: The failing cases (file, test), each with its reason in docs/differences.
 KNOWN_FAILURES = {
-    # update and inverse_transform called with ensure_all_finite
-    ("test_data_input", "test_check_input_data"),
     ("test_umap_validation_params", "test_umap_inverse_transform_fails_expectedly"),
     # a sparse precomputed fit on iris (not connected) starts at random:
     # trustworthiness 0.81-0.89 with the random selection of rows (0.85)
