@@ -230,6 +230,11 @@ class UMAP(
         umap-learn's switch to approximate (NN-descent) neighbours below
         4,096 samples. gpuml's neighbours are exact at every size, so it
         changes nothing; it is accepted so that umap-learn's code runs.
+    low_memory : bool, default=True
+        umap-learn's switch to NN-descent's slower, leaner neighbour search.
+        gpuml's search is exact and bounded in memory by its tiles at every
+        setting, so it changes nothing; it is accepted so that umap-learn's
+        code runs.
     unique : bool, default=False
         Embed each distinct row once (umap-learn's rule): the fit runs on the
         distinct rows and every copy of a row gets its position, so
@@ -380,6 +385,7 @@ class UMAP(
         "precomputed_knn": "no_validation",
         "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "force_approximation_algorithm": ["boolean"],
+        "low_memory": ["boolean"],
         "unique": ["boolean"],
         "disconnection_distance": [Real, None],
         "densmap": ["boolean"],
@@ -420,6 +426,7 @@ class UMAP(
         precomputed_knn=(None, None, None),
         n_jobs=-1,
         force_approximation_algorithm=False,
+        low_memory=True,
         unique=False,
         disconnection_distance=None,
         densmap=False,
@@ -456,6 +463,7 @@ class UMAP(
         self.precomputed_knn = precomputed_knn
         self.n_jobs = n_jobs
         self.force_approximation_algorithm = force_approximation_algorithm
+        self.low_memory = low_memory
         self.unique = unique
         self.disconnection_distance = disconnection_distance
         self.densmap = densmap

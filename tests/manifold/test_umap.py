@@ -465,14 +465,20 @@ def test_n_jobs_limits_the_host_threads(monkeypatch, rng):
                 UMAP(n_jobs=bad).fit(X)
 
 
-def test_force_approximation_algorithm_changes_nothing(backend, rng):
-    """gpuml's neighbours are exact whatever umap-learn's switch says."""
+@pytest.mark.parametrize(
+    "switch", [{"force_approximation_algorithm": True}, {"low_memory": False}]
+)
+def test_approximation_switches_change_nothing(backend, rng, switch):
+    """gpuml's neighbours are exact, and tiled, whatever umap-learn's
+    switches say."""
     X = backend.asarray(rng.normal(size=(80, 4)))
     plain = UMAP(n_epochs=10, random_state=0).fit_transform(X)
-    forced = UMAP(n_epochs=10, random_state=0, force_approximation_algorithm=True)
+    switched = UMAP(n_epochs=10, random_state=0, **switch)
     np.testing.assert_array_equal(
-        backend.to_numpy(forced.fit_transform(X)), backend.to_numpy(plain)
+        backend.to_numpy(switched.fit_transform(X)), backend.to_numpy(plain)
     )
+    with pytest.raises(ValueError, match=next(iter(switch))):
+        UMAP(**{next(iter(switch)): "yes"}).fit(X)
 
 
 def test_unique_embeds_each_distinct_row_once(backend, rng):
