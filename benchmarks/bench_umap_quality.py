@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks.bench_umap import manifold
+from benchmarks.bench_umap import manifold, time_gpuml
 
 FAMILIES = (
     "swiss",
@@ -151,25 +151,12 @@ def scores(X, E, labels, sample: int = 5000) -> dict:
     return {"trustworthiness": round(float(trust), 4), "knn": round(float(accuracy), 4)}
 
 
-def _gpuml(X):
-    import cupy
-
-    from gpuml import config_context
-    from gpuml.manifold import UMAP
-
-    with config_context(device="gpu"):
-        start = time.perf_counter()
-        E = UMAP(random_state=0).fit_transform(X)
-        cupy.cuda.Device().synchronize()
-    return time.perf_counter() - start, E
-
-
 def run(name: str, umap_learn: bool) -> dict:
     X, labels = family(name)
-    first, _ = _gpuml(X)
+    first, _ = time_gpuml(X)
     warm = []
     for _ in range(2):
-        seconds, E = _gpuml(X)
+        seconds, E = time_gpuml(X)
         warm.append(seconds)
     row = {"family": name, "shape": list(X.shape), "gpuml_first": round(first, 3)}
     row["gpuml_warm"] = round(float(np.median(warm)), 3)

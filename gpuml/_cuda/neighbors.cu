@@ -30,36 +30,50 @@ __device__ __forceinline__ bool key_less(double a, long long ia, double b, long 
     return a < b || (a == b && ia < ib);
 }
 
-// Merge the sorted lists that the lanes of a warp hold (each lane's keys and
-// index, `count` long): the k smallest, written by lane 0 to out_key and
-// out_index. Equal (key, index) pairs, only the padding of short lists,
-// go to the lowest lane.
+// The smallest (key, index) among the heads of the sorted lists that the
+// lanes of a warp hold (each `count` long; `head` the lane's next entry),
+// in every lane; the lane that held it moves its head on. Equal (key,
+// index) pairs, only the padding of short lists (+inf, max), go to the
+// lowest lane.
+__device__ __forceinline__ void warp_pop(const double* keys, const long long* index,
+                                         int count, int* head, double* key,
+                                         long long* key_index)
+{
+    const int lane = threadIdx.x % WARP;
+    double best = *head < count ? keys[*head] : __longlong_as_double(0x7ff0000000000000LL);
+    long long best_index = *head < count ? index[*head] : 0x7fffffffffffffffLL;
+    int best_lane = lane;
+    for (int step = WARP / 2; step > 0; step /= 2) {
+        const double other = __shfl_xor_sync(0xffffffff, best, step);
+        const long long other_index = __shfl_xor_sync(0xffffffff, best_index, step);
+        const int other_lane = __shfl_xor_sync(0xffffffff, best_lane, step);
+        if (key_less(other, other_index, best, best_index) ||
+            (other == best && other_index == best_index && other_lane < best_lane)) {
+            best = other;
+            best_index = other_index;
+            best_lane = other_lane;
+        }
+    }
+    if (lane == best_lane)
+        (*head)++;
+    *key = best;
+    *key_index = best_index;
+}
+
+// Merge the sorted lists that the lanes of a warp hold (each `count` long):
+// the k smallest, written by lane 0 to out_key and out_index.
 __device__ void warp_merge(const double* keys, const long long* index, int count, int k,
                            double* out_key, long long* out_index)
 {
-    const int lane = threadIdx.x % WARP;
     int head = 0;
     for (int out = 0; out < k; out++) {
-        double best = head < count ? keys[head] : __longlong_as_double(0x7ff0000000000000LL);
-        long long best_index = head < count ? index[head] : 0x7fffffffffffffffLL;
-        int best_lane = lane;
-        for (int step = WARP / 2; step > 0; step /= 2) {
-            const double other = __shfl_xor_sync(0xffffffff, best, step);
-            const long long other_index = __shfl_xor_sync(0xffffffff, best_index, step);
-            const int other_lane = __shfl_xor_sync(0xffffffff, best_lane, step);
-            if (key_less(other, other_index, best, best_index) ||
-                (other == best && other_index == best_index && other_lane < best_lane)) {
-                best = other;
-                best_index = other_index;
-                best_lane = other_lane;
-            }
+        double key;
+        long long key_index;
+        warp_pop(keys, index, count, &head, &key, &key_index);
+        if (threadIdx.x % WARP == 0) {
+            out_key[out] = key;
+            out_index[out] = key_index;
         }
-        if (lane == 0) {
-            out_key[out] = best;
-            out_index[out] = best_index;
-        }
-        if (lane == best_lane)
-            head++;
     }
 }
 
@@ -69,30 +83,9 @@ __device__ void warp_merge(const double* keys, const long long* index, int count
 __device__ void warp_kth(const double* keys, const long long* index, int count, int k,
                          double* kth_key, long long* kth_index)
 {
-    const int lane = threadIdx.x % WARP;
     int head = 0;
-    double best = __longlong_as_double(0x7ff0000000000000LL);
-    long long best_index = 0x7fffffffffffffffLL;
-    for (int out = 0; out < k; out++) {
-        best = head < count ? keys[head] : __longlong_as_double(0x7ff0000000000000LL);
-        best_index = head < count ? index[head] : 0x7fffffffffffffffLL;
-        int best_lane = lane;
-        for (int step = WARP / 2; step > 0; step /= 2) {
-            const double other = __shfl_xor_sync(0xffffffff, best, step);
-            const long long other_index = __shfl_xor_sync(0xffffffff, best_index, step);
-            const int other_lane = __shfl_xor_sync(0xffffffff, best_lane, step);
-            if (key_less(other, other_index, best, best_index) ||
-                (other == best && other_index == best_index && other_lane < best_lane)) {
-                best = other;
-                best_index = other_index;
-                best_lane = other_lane;
-            }
-        }
-        if (lane == best_lane)
-            head++;
-    }
-    *kth_key = best;
-    *kth_index = best_index;
+    for (int out = 0; out < k; out++)
+        warp_pop(keys, index, count, &head, kth_key, kth_index);
 }
 
 // Keys a lane reads between refreshes of the warp's bound in knn_select.

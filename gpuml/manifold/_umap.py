@@ -519,18 +519,7 @@ class UMAP(
         self._log("fit started")
         # sparse data (CSR, CSC, COO: as CSR); a precomputed kNN graph may
         # be sparse (its stored distances)
-        X = validate_data(
-            self,
-            X,
-            xp=xp,
-            accept_sparse="csr",
-            dtype=(np.float32, np.float64),
-            ensure_all_finite=self._finite_rule(ensure_all_finite),
-        )
-        # umap-learn computes in float32 and refuses what overflows it
-        # (infinity passes where ensure_all_finite lets it).
-        if self._finite_rule(ensure_all_finite) is True:
-            assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
+        X = self._validated(X, xp, ensure_all_finite, reset=True)
         self._log("data validated (copied to the device for the GPU)")
         n = X.shape[0]
         if self.metric == "precomputed" and X.shape[0] != X.shape[1]:
@@ -886,17 +875,7 @@ class UMAP(
         family = input_family(X)
         X_given = X
         precomputed = self.metric == "precomputed"
-        X = validate_data(
-            self,
-            X,
-            xp=xp,
-            reset=False,
-            accept_sparse="csr",
-            dtype=(np.float32, np.float64),
-            ensure_all_finite=self._finite_rule(ensure_all_finite),
-        )
-        if self._finite_rule(ensure_all_finite) is True:
-            assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
+        X = self._validated(X, xp, ensure_all_finite, reset=False)
         train = self._fitted("_raw_data", xp)
         if not precomputed:
             X = _like(X, train, xp)  # sparse queries for a sparse fit, else dense
@@ -1061,6 +1040,25 @@ class UMAP(
             verbose=bool(self.verbose) and same_space,
             gradient=gradient,
         )
+
+    def _validated(self, X, xp, ensure_all_finite, reset: bool):
+        """``X`` for ``fit`` (``reset``), ``transform`` or ``update``: dense, or
+        sparse as CSR, float32 or float64, finite by :meth:`_finite_rule`;
+        umap-learn computes in float32 and refuses what overflows it
+        (infinity passes where ``ensure_all_finite`` lets it)."""
+        rule = self._finite_rule(ensure_all_finite)
+        X = validate_data(
+            self,
+            X,
+            xp=xp,
+            reset=reset,
+            accept_sparse="csr",
+            dtype=(np.float32, np.float64),
+            ensure_all_finite=rule,
+        )
+        if rule is True:
+            assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
+        return X
 
     def _finite_rule(self, ensure_all_finite):
         """scikit-learn's ``ensure_all_finite`` for the data: as given for a

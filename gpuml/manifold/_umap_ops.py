@@ -46,7 +46,7 @@ from gpuml._array import (
     to_host,
     to_output,
 )
-from gpuml._validation import assert_fits_dtype, check_array, validate_data
+from gpuml._validation import assert_fits_dtype, check_array
 from gpuml.manifold import _umap_graph as graph_steps
 from gpuml.manifold import _umap_layout as layout_steps
 from gpuml.manifold import _umap_metrics as metric_steps
@@ -720,18 +720,7 @@ def update(model, X, ensure_all_finite=True):
             "on all the data instead."
         )
     xp = compute_namespace()
-    rule = model._finite_rule(ensure_all_finite)  # as fit's and transform's
-    X = validate_data(
-        model,
-        X,
-        xp=xp,
-        reset=False,
-        accept_sparse="csr",
-        dtype=(np.float32, np.float64),
-        ensure_all_finite=rule,
-    )
-    if rule is True:
-        assert_fits_dtype(X, np.float32, xp=xp, input_name="X")
+    X = model._validated(X, xp, ensure_all_finite, reset=False)  # as transform's
     old = model._fitted("_raw_data", xp)
     if is_sparse(X) or is_sparse(old):
         raise ValueError("update is not available for sparse input.")

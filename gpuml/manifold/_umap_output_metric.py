@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuml.manifold import _umap_metrics as metric_steps
+
 #: The output metrics that are euclidean: the layout's own fast path.
 EUCLIDEAN = ("euclidean", "l2")
 
@@ -190,20 +192,7 @@ NOT_HERE = (
     "gaussian_energy",
 )
 #: umap-learn's metrics without a gradient: not output metrics.
-NO_GRADIENT = (
-    "poincare",
-    "ll_dirichlet",
-    "hamming",
-    "jaccard",
-    "dice",
-    "matching",
-    "kulsinski",
-    "rogerstanimoto",
-    "russellrao",
-    "sokalsneath",
-    "sokalmichener",
-    "yule",
-)
+NO_GRADIENT = frozenset({"poincare", "ll_dirichlet", "hamming"}) | metric_steps.BINARY
 
 
 def resolve(output_metric, kwds, n_components: int):
