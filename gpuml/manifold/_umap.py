@@ -242,7 +242,7 @@ class UMAP(
         then the distinct rows' (in ``np.unique``'s order) and
         ``_unique_inverse_`` maps each row to its distinct row. Not with
         ``metric='precomputed'``.
-    disconnection_distance : float, default=None
+    disconnection_distance : float > 0, default=None
         Neighbours at this distance or beyond are removed from the kNN
         graph; None: umap-learn's default, the largest distance of a
         bounded metric (1 for jaccard, dice and hellinger, 2 for cosine and
@@ -387,7 +387,7 @@ class UMAP(
         "force_approximation_algorithm": ["boolean"],
         "low_memory": ["boolean"],
         "unique": ["boolean"],
-        "disconnection_distance": [Real, None],
+        "disconnection_distance": [Interval(Real, 0, None, closed="neither"), None],
         "densmap": ["boolean"],
         "dens_lambda": [Interval(Real, 0, None, closed="left")],
         "dens_frac": [Interval(Real, 0, 1, closed="both")],

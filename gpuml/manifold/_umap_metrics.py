@@ -228,6 +228,18 @@ def resolve(metric, metric_kwds, X) -> Metric:
                     f"metric_kwds[{key!r}] of metric={metric!r} must have shape "
                     f"{shape} for data of {d} features; got {value.shape}."
                 )
+            if not np.isfinite(value).all():
+                raise ValueError(
+                    f"metric_kwds[{key!r}] of metric={metric!r} must be finite."
+                )
+            if key == "sigma" and not (value > 0).all():
+                raise ValueError(
+                    f"metric_kwds['sigma'] of metric={metric!r} holds the "
+                    "features' variances and must be positive (a variance of 0 "
+                    "makes every distance infinite)."
+                )
+            if key == "w" and (value < 0).any():
+                raise ValueError("Input weights should be all non-negative")
             resolved[key] = value
     if name == "haversine" and d != 2:
         raise ValueError("haversine is only defined for 2 dimensional data")

@@ -353,6 +353,15 @@ def given_knn(model, n: int, k: int, xp):
         return None
     dists = np.ascontiguousarray(dists[:, :k], dtype=np.float64)
     indices = np.ascontiguousarray(indices[:, :k], dtype=np.int64)
+    if not (np.isfinite(dists).all() and (dists >= 0).all()):
+        raise ValueError(
+            "precomputed_knn[1] (the distances) must be finite and non-negative."
+        )
+    if ((indices < -1) | (indices >= n)).any():
+        raise ValueError(
+            f"precomputed_knn[0] (the indices) must be rows of the data, 0 to "
+            f"{n - 1} (or -1 for no neighbour)."
+        )
     return xp.asarray(dists), xp.asarray(indices)
 
 

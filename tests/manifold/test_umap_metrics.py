@@ -279,3 +279,24 @@ def test_metric_errors(rng):
     assert metric_steps.disconnection_default("jaccard") == 1
     assert metric_steps.disconnection_default("cosine") == 2
     assert metric_steps.disconnection_default("chebyshev") == np.inf
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"metric": "seuclidean", "metric_kwds": {"sigma": np.zeros(4)}}, "positive"),
+        (
+            {"metric": "seuclidean", "metric_kwds": {"sigma": [1, 1, np.nan, 1]}},
+            "finite",
+        ),
+        ({"metric": "wminkowski", "metric_kwds": {"w": -np.ones(4)}}, "non-negative"),
+        ({"disconnection_distance": -1.0}, "disconnection_distance"),
+        ({"disconnection_distance": 0.0}, "disconnection_distance"),
+    ],
+)
+def test_bad_metric_settings_raise(rng, params, message):
+    """Settings that would make every distance infinite or every point
+    disconnected (a NaN embedding) are errors, not embeddings."""
+    X = rng.normal(size=(30, 4))
+    with pytest.raises(ValueError, match=message):
+        UMAP(n_neighbors=5, n_epochs=10, **params).fit(X)

@@ -331,3 +331,21 @@ def test_inverse_transform_with_a_callables_gradient():
     got = by_callable.inverse_transform(by_callable.embedding_[:5])
     want = by_name.inverse_transform(by_name.embedding_[:5])
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("bad", ["nan", "negative", "index"])
+def test_precomputed_knn_bad_values_raise(bad):
+    """precomputed_knn's distances must be finite and non-negative, its
+    indices rows of the data: otherwise an error, not a garbage graph."""
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    knn = NearestNeighbors(n_neighbors=6).fit(X)
+    dists, indices = knn.kneighbors(X)
+    if bad == "nan":
+        dists[3, 2] = np.nan
+    elif bad == "negative":
+        dists[3, 2] = -1.0
+    else:
+        indices[3, 2] = 40
+    model = UMAP(n_neighbors=6, n_epochs=10, precomputed_knn=(indices, dists, knn))
+    with pytest.raises(ValueError, match="precomputed_knn"):
+        model.fit(X)
