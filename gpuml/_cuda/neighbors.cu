@@ -8,7 +8,8 @@
 // squared distance less |x_i|^2, which does not change the order), for the
 // cosine metric alpha = -1 on normalised rows, for distances alpha = 1.
 // Equal keys are ordered by column index, so results do not depend on the
-// order of the work. A NaN key counts as +inf.
+// order of the work, or (UMAP's searches: `hashed`) by tie_key, a hash of
+// the (query, column) pair. A NaN key counts as +inf.
 
 #define KNN_MAX_K 128
 #define WARP 32
@@ -23,6 +24,24 @@ __device__ __forceinline__ double score_key(const double* G, const double* colum
     // NaN (inf - inf: a row whose squared norm or product overflows) is the
     // farthest key, as scikit-learn's exact distance to such a row is inf.
     return isnan(key) ? __longlong_as_double(0x7ff0000000000000LL) : key;
+}
+
+// The order of column j among equal keys of query row i when ties are
+// hashed: a 31-bit hash of (i, j) (splitmix64's finaliser) above j's 32 bits,
+// 0 for the query's own row, so that a row comes first among its
+// duplicates (j < 2^32; gpuml.neighbors._search.tie_keys is its host twin).
+// Taken for the index in the selection, it spreads a query's choice among
+// equally near rows (a duplicate's copies) as umap-learn's NN-descent does,
+// where the lowest indices would gather every query's edges on a few rows.
+__device__ __forceinline__ long long tie_key(long long i, long long j)
+{
+    if (i == j)
+        return j;
+    unsigned long long z = (unsigned long long)i * 0x9E3779B97F4A7C15ULL ^ (unsigned long long)j;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return (long long)((((z >> 33) | 1ULL) << 32) | (unsigned long long)j);
 }
 
 __device__ __forceinline__ bool key_less(double a, long long ia, double b, long long ib)
@@ -103,12 +122,13 @@ __device__ void warp_kth(const double* keys, const long long* index, int count, 
 // about k (1 + ln(n / 32k)) with its own list's last entry as the only
 // bound, shifting its list while the rest of the warp waited: on an H100
 // a 4,096 x 65,536 tile took 5.5 ms at k = 15 (0.8 ms at k = 1, 102 ms at
-// k = 64). The same keys either way, equal keys ordered by index.
+// k = 64). The same keys either way, equal keys ordered by index (hashed:
+// by tie_key of (row0 + tile row, index), which out_index then holds).
 // out_key/out_index: (rows, k).
 extern "C" __global__ void knn_select(const double* G, const double* column,
                                       double alpha, long long rows, long long n, int k,
-                                      long long index_offset, double* out_key,
-                                      long long* out_index)
+                                      long long index_offset, long long row0, int hashed,
+                                      double* out_key, long long* out_index)
 {
     const double inf = __longlong_as_double(0x7ff0000000000000LL);
     const long long no_index = 0x7fffffffffffffffLL;
@@ -139,7 +159,10 @@ extern "C" __global__ void knn_select(const double* G, const double* column,
                 if (j >= n)
                     break;
                 const double key = loaded[u];
-                const long long global = j + index_offset;
+                if (key > bound)  // (most keys: no tie key to compute)
+                    continue;
+                const long long global =
+                    hashed ? tie_key(row0 + r, j + index_offset) : j + index_offset;
                 if (!key_less(key, global, bound, bound_index))
                     continue;
                 if (count == k && !key_less(key, global, worst, worst_index))
@@ -193,6 +216,55 @@ extern "C" __global__ void knn_merge(double* key, long long* index, const double
         for (int out = 0; out < k; out++) {
             a[out] = keys[out];
             ai[out] = indices[out];
+        }
+    }
+}
+
+// Euclidean distances of the selected neighbours computed again as
+// sqrt(sum((q - x)^2)) (float64), then each row sorted again by (distance,
+// tie_key(row0 + r, index)): the product form of the search loses the
+// digits of near neighbours (a duplicate's distance comes out 1e-7, not 0,
+// and taken for the nearest neighbour's distance it leaves the row no
+// neighbour of membership 1 in UMAP's graph). A warp per row, its lanes
+// over the features (coalesced reads of each neighbour's row); lane 0
+// sorts (k <= KNN_MAX_K). Q: (rows, d) from row0 on, X: (n, d).
+extern "C" __global__ void euclidean_exact(const double* Q, const double* X, long long rows,
+                                           long long d, int k, long long row0,
+                                           long long* index, double* dist)
+{
+    const int lane = threadIdx.x % WARP;
+    const long long warps = (long long)gridDim.x * (blockDim.x / WARP);
+    for (long long r = (long long)blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP;
+         r < rows; r += warps) {
+        const double* q = Q + r * d;
+        long long* ri = index + r * k;
+        double* rd = dist + r * k;
+        for (int e = 0; e < k; e++) {
+            const double* x = X + ri[e] * d;
+            double s = 0.0;
+            for (long long f = lane; f < d; f += WARP) {
+                const double t = q[f] - x[f];
+                s += t * t;
+            }
+            for (int step = WARP / 2; step > 0; step /= 2)
+                s += __shfl_xor_sync(0xffffffff, s, step);
+            if (lane == 0)
+                rd[e] = sqrt(s);
+        }
+        if (lane != 0)
+            continue;
+        for (int e = 1; e < k; e++) {
+            const double value = rd[e];
+            const long long j = ri[e];
+            const long long tie = tie_key(row0 + r, j);
+            int at = e;
+            while (at > 0 && key_less(value, tie, rd[at - 1], tie_key(row0 + r, ri[at - 1]))) {
+                rd[at] = rd[at - 1];
+                ri[at] = ri[at - 1];
+                at--;
+            }
+            rd[at] = value;
+            ri[at] = j;
         }
     }
 }
@@ -287,12 +359,16 @@ extern "C" __global__ void squared_norms(const double* X, long long n, long long
 
 // Distances from the selected keys: kind 0, the keys are distances; 1,
 // euclidean: sqrt(max(|q_i|^2 + key, 0)); 2, cosine: 1 + key clipped to
-// [0, 2] (scikit-learn's cosine_distances).
+// [0, 2] (scikit-learn's cosine_distances). Hashed ties: the indices' low
+// 32 bits, the row index, kept (in place).
 extern "C" __global__ void knn_distances(const double* keys, const double* row_terms,
-                                         long long rows, int k, int kind, double* out)
+                                         long long rows, int k, int kind, int hashed,
+                                         long long* index, double* out)
 {
     GRID_STRIDE(p, rows * (long long)k) {
         const double key = keys[p];
+        if (hashed)
+            index[p] &= 0xffffffffLL;
         double d = key;
         if (kind == 1) {
             d = row_terms[p / k] + key;

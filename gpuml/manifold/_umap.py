@@ -1239,45 +1239,37 @@ def _kneighbors(X_fit, X_query, k: int, metric, xp):
     """Exact kNN, self included for a fit: (distances, indices) in ``xp``
     (float64 and int64 on the device). ``metric``: "precomputed" or a
     :class:`~gpuml.manifold._umap_metrics.Metric`; dense data in the metrics
-    of the device's search (and scikit-learn's on the CPU) take those
-    searches, everything else :func:`gpuml.manifold._umap_metrics.kneighbors`."""
+    of the device's search take that search on the GPU, everything else
+    :func:`gpuml.manifold._umap_metrics.kneighbors`. Equal distances in the
+    order of :func:`~gpuml.neighbors._search.tie_keys` on both backends (a
+    row's own index first among its duplicates, the others' copies in an
+    order of their own per query, as umap-learn's NN-descent picks them);
+    euclidean distances of the selected rows computed directly, so that a
+    duplicate's is 0."""
     if metric == "precomputed" and is_sparse(X_query):
         dists, indices = _sparse_precomputed_knn(to_host(X_query).tocsr(), k)
         return xp.asarray(dists), xp.asarray(indices)
     if isinstance(metric, str) and metric != "precomputed":
         metric = metric_steps.Metric(metric_steps.ALIASES[metric])
-    if metric != "precomputed":
-        if not _searched_as_before(metric, X_fit, X_query, xp):
-            return metric_steps.kneighbors(
-                metric, X_fit, X_query, k, xp, X_query is X_fit
-            )
-        metric = metric.name
-    if xp is not np:
-        resolved = "precomputed" if metric == "precomputed" else device_metric(metric)
-        return device_kneighbors(X_fit, X_query, k, resolved)
-    from sklearn.neighbors import NearestNeighbors
-
     if metric == "precomputed":
+        if xp is not np:
+            return device_kneighbors(X_fit, X_query, k, "precomputed", hashed_ties=True)
         D = np.asarray(X_query, dtype=np.float64)
-        indices = np.argsort(D, axis=1, kind="stable")[:, :k]
-        return np.take_along_axis(D, indices, axis=1), indices
-    search = NearestNeighbors(n_neighbors=k, metric=metric, algorithm="brute").fit(
-        X_fit
+        first = 0 if X_query is X_fit else X_fit.shape[0]
+        rows = np.arange(first, first + D.shape[0])
+        return metric_steps.select_host(D, k, rows=rows)
+    scikit = _searched_as_before(metric, X_fit, X_query, xp)
+    if xp is not np and scikit:
+        resolved = device_metric(metric.name)
+        return device_kneighbors(X_fit, X_query, k, resolved, hashed_ties=True)
+    return metric_steps.kneighbors(
+        metric, X_fit, X_query, k, xp, X_query is X_fit, scikit=scikit
     )
-    dists, indices = search.kneighbors(X_query)
-    dists = dists.astype(np.float64)
-    if X_query is X_fit:
-        # A point's distance to itself is 0; computed, it can come out as
-        # 6e-8 (float64), which the memberships would take for the nearest
-        # neighbour's distance (rho), leaving the point no neighbour of
-        # membership 1 (umap-learn's pairwise distances are 0 there).
-        dists[indices == np.arange(indices.shape[0])[:, None]] = 0.0
-    return dists, indices
 
 
 def _searched_as_before(metric, X_fit, X_query, xp) -> bool:
-    """Whether gpuml's neighbour search of dense data (scikit-learn's on the
-    CPU) finds umap-learn's neighbours: the euclidean and manhattan
+    """Whether the device's neighbour search of dense data (scikit-learn's
+    on the CPU) finds umap-learn's neighbours: the euclidean and manhattan
     metrics, and cosine and correlation without a zero (or constant) row,
     whose distances umap-learn defines by its own convention."""
     if is_sparse(X_fit) or is_sparse(X_query) or metric.kwds:

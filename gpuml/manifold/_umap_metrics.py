@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpuml._array import is_sparse, to_host
+from gpuml.neighbors._search import tie_keys
 
 #: umap-learn's names (aliases included) of the metrics gpuml computes.
 ALIASES = {
@@ -596,38 +597,98 @@ def _rows(A, start, stop):
     return A[start:stop]
 
 
-def _select_host(D, k: int, offset: int = 0):
+def select_host(D, k: int, offset: int = 0, rows=None):
     """The k smallest of each row of a host tile (NaN as infinity), equal
-    distances by index: (distances, indices)."""
+    distances by index, or by :func:`~gpuml.neighbors._search.tie_keys` of
+    (``rows``, index) when ``rows`` (the query rows' numbers) is given:
+    (distances, indices). The candidates (distances at or below each row's
+    k-th) sorted by (row, distance, tie), the first k of each row kept."""
     D = np.where(np.isnan(D), np.inf, D)
     t, n = D.shape
     k = min(k, n)
-    if k < n:
-        part = np.argpartition(D, k - 1, axis=1)[:, :k]
+    kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
+    r, c = np.nonzero(D <= kth)
+    d = D[r, c]
+    ties = c if rows is None else tie_keys(np.asarray(rows)[r], c + offset)
+    order = np.lexsort((ties, d, r))
+    r, c, d = r[order], c[order], d[order]
+    rank = np.arange(r.shape[0]) - np.searchsorted(r, np.arange(t))[r]
+    kept = rank < k
+    return d[kept].reshape(t, k), c[kept].reshape(t, k) + offset
+
+
+def _euclidean_exact_host(Q, F, dists, indices, rows):
+    """The host twin of ``euclidean_exact`` (gpuml/_cuda/neighbors.cu): the
+    selected neighbours' euclidean distances computed again directly (dense
+    float64 host rows), each row sorted again by (distance, tie key)."""
+    step = max(1, (_CHUNK_BYTES // 8) // max(indices.shape[1] * Q.shape[1], 1))
+    for start in range(0, Q.shape[0], step):
+        stop = min(Q.shape[0], start + step)
+        diff = F[indices[start:stop]] - Q[start:stop, None, :]
+        dists[start:stop] = np.sqrt(np.einsum("qkd,qkd->qk", diff, diff))
+    order = np.lexsort((tie_keys(rows[:, None], indices), dists), axis=1)
+    return np.take_along_axis(dists, order, axis=1), np.take_along_axis(
+        indices, order, axis=1
+    )
+
+
+def _kneighbors_scikit(metric: Metric, F, Q, k: int, first: int, query_is_fit: bool):
+    """The host search of dense rows in a metric of scikit-learn's (threaded)
+    brute search, its distances umap-learn's: scikit-learn's k + 1 nearest,
+    (euclidean) their distances computed again directly, a fit's own
+    distance 0, sorted by (distance, tie key); the rows whose (k+1)-th
+    distance ties the k-th (duplicates at the edge) found again over whole
+    rows by :func:`select_host`."""
+    from sklearn.neighbors import NearestNeighbors
+
+    n, q = F.shape[0], Q.shape[0]
+    kk = min(k + 1, n)
+    search = NearestNeighbors(n_neighbors=kk, metric=metric.name, algorithm="brute")
+    dists, indices = search.fit(F).kneighbors(Q)
+    dists, indices = dists.astype(np.float64), indices.astype(np.int64)
+    rows = np.arange(first, first + q)
+    if metric.name == "euclidean":
+        dists, indices = _euclidean_exact_host(
+            _float64(Q), _float64(F), dists, indices, rows
+        )
     else:
-        part = np.broadcast_to(np.arange(n), (t, n)).copy()
-    values = np.take_along_axis(D, part, axis=1)
-    order = np.lexsort((part, values), axis=1)
-    part = np.take_along_axis(part, order, axis=1)
-    values = np.take_along_axis(values, order, axis=1)
-    if k < n:
-        # ties at the k-th distance: the lowest indices, from a stable sort
-        kth = values[:, -1:]
-        crowded = (D <= kth).sum(axis=1) > k
-        for r in np.flatnonzero(crowded):
-            order = np.argsort(D[r], kind="stable")[:k]
-            part[r], values[r] = order, D[r, order]
-    return values, part + offset
+        if query_is_fit:  # (rounding: scikit-learn's can leave 6e-8)
+            dists[indices == rows[:, None]] = 0.0
+        order = np.lexsort((tie_keys(rows[:, None], indices), dists), axis=1)
+        dists = np.take_along_axis(dists, order, axis=1)
+        indices = np.take_along_axis(indices, order, axis=1)
+    if kk > k:
+        edges = np.flatnonzero(dists[:, k] <= dists[:, k - 1])
+        step = max(1, (_CHUNK_BYTES // 8) // max(n, 1))
+        for start in range(0, edges.size, step):
+            edge = edges[start : start + step]
+            D = pairwise(metric, _float64(Q[edge]), _float64(F), np)
+            if query_is_fit:
+                D[np.arange(edge.size), edge] = 0.0
+            d_, i_ = select_host(np.asarray(D), k, rows=rows[edge])
+            if metric.name == "euclidean":
+                d_, i_ = _euclidean_exact_host(
+                    _float64(Q[edge]), _float64(F), d_, i_, rows[edge]
+                )
+            dists[edge, :k], indices[edge, :k] = d_, i_
+    return dists[:, :k], indices[:, :k]
 
 
-def kneighbors(metric: Metric, X_fit, X_query, k: int, xp, query_is_fit: bool):
+def kneighbors(
+    metric: Metric, X_fit, X_query, k: int, xp, query_is_fit: bool, scikit=False
+):
     """The exact k nearest rows of ``X_fit`` to each row of ``X_query``
     under ``metric``: ``(distances float64, indices int64)`` of shape (q, k)
-    in ``xp``, ascending, equal distances by index; a fit's own row at
-    distance 0 (``query_is_fit``). On the device the tiles feed gpuml's
-    selection kernel; a callable metric's and every host search run on the
-    host in tiles of query rows."""
+    in ``xp``, ascending, equal distances in the order of
+    :func:`~gpuml.neighbors._search.tie_keys` (a fit's own row first, at
+    distance 0, when ``query_is_fit``); dense euclidean distances computed
+    again directly for the selected rows. On the device the tiles feed
+    gpuml's selection kernel; on the host, dense rows in a metric whose
+    distances scikit-learn's brute search gives as umap-learn's (``scikit``)
+    take that search (:func:`_kneighbors_scikit`), a callable metric's and
+    every other search tiles of query rows."""
     n, q = X_fit.shape[0], X_query.shape[0]
+    first = 0 if query_is_fit else n  # the query rows' numbers in the tie keys
     if xp is not np and metric.name != "callable":
         from gpuml.neighbors._search import device_kneighbors
 
@@ -636,7 +697,12 @@ def kneighbors(metric: Metric, X_fit, X_query, k: int, xp, query_is_fit: bool):
                 metric, _rows(X_query, start, stop), _rows(X_fit, c0, c1), xp
             )
 
-        dists, indices = device_kneighbors(X_fit, X_query, k, tile)
+        dists, indices = device_kneighbors(X_fit, X_query, k, tile, hashed_ties=True)
+    elif scikit:
+        Fh = to_host(X_fit)
+        Qh = Fh if query_is_fit else to_host(X_query)
+        dists, indices = _kneighbors_scikit(metric, Fh, Qh, k, first, query_is_fit)
+        dists, indices = xp.asarray(dists), xp.asarray(indices)
     else:
         Fh = to_host(X_fit)
         Qh = Fh if query_is_fit else to_host(X_query)
@@ -647,10 +713,16 @@ def kneighbors(metric: Metric, X_fit, X_query, k: int, xp, query_is_fit: bool):
             D = pairwise(metric, _rows(Qh, start, stop), Fh, np)
             if query_is_fit and metric.name != "callable":  # (rounding)
                 D[np.arange(stop - start), np.arange(start, stop)] = 0.0
-            d_, i_ = _select_host(np.asarray(D, dtype=np.float64), k)
+            rows = np.arange(first + start, first + stop)
+            d_, i_ = select_host(np.asarray(D, dtype=np.float64), k, rows=rows)
             out_d.append(d_)
             out_i.append(i_)
         dists, indices = np.concatenate(out_d), np.concatenate(out_i)
+        if metric.name == "euclidean" and not is_sparse(Fh):
+            rows = np.arange(first, first + q)
+            dists, indices = _euclidean_exact_host(
+                _float64(Qh), _float64(Fh), dists, indices.astype(np.int64), rows
+            )
         dists, indices = xp.asarray(dists), xp.asarray(indices.astype(np.int64))
     if query_is_fit and metric.name != "callable":
         # a row's distance to itself is 0 (a tile's rounding can leave 1e-8)

@@ -426,8 +426,9 @@ def precomputed_neighbours(X, train, k: int, xp):
     distances to them (``X`` (q, n_train), dense or sparse in ``xp``;
     ``train`` the training distances, whose rows are counted):
     ``(dists float64, indices int64)`` in ``xp``. Sparse rows: their stored
-    entries by distance (each needs at least ``k``); dense rows on the
-    device by gpuml's kNN kernels, on the host by a stable sort."""
+    entries by distance (each needs at least ``k``); dense rows by gpuml's
+    kNN kernels on the device, on the host by ``select_host``, equal
+    distances in the fit's tie order either way."""
     if is_sparse(X):
         D = to_host(X).tocsr()
         D.sort_indices()
@@ -442,14 +443,14 @@ def precomputed_neighbours(X, train, k: int, xp):
         dists = D.data[kept].astype(np.float64).reshape(-1, k)
         indices = D.indices[kept].astype(np.int64).reshape(-1, k)
         dists, indices = xp.asarray(dists), xp.asarray(indices)
-    elif xp is np:
+    elif xp is np:  # equal distances in the fit's tie order (_umap._kneighbors)
         D = np.asarray(X, dtype=np.float64)
-        indices = np.argsort(D, axis=1, kind="stable")[:, :k]
-        dists = np.take_along_axis(D, indices, axis=1)
+        rows = np.arange(train.shape[0], train.shape[0] + D.shape[0])
+        dists, indices = metric_steps.select_host(D, k, rows=rows)
     else:
         from gpuml.neighbors._search import device_kneighbors
 
-        dists, indices = device_kneighbors(train, X, k, "precomputed")
+        dists, indices = device_kneighbors(train, X, k, "precomputed", hashed_ties=True)
     if bool((dists < 0).any()):
         raise ValueError(
             "Negative values in data passed to precomputed distance matrix."

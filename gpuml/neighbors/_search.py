@@ -184,7 +184,23 @@ class _Scores:
         return (column, np.float64(self.alpha))
 
 
-def device_kneighbors(X_fit, X_query, k: int, metric):
+def tie_keys(rows, columns):
+    """The order of equal distances in UMAP's searches (the host twin of
+    ``tie_key`` in gpuml/_cuda/neighbors.cu): for query rows ``rows`` and
+    fitted rows ``columns`` (broadcast int64 arrays, columns < 2**32), a
+    31-bit hash of the pair above the column's 32 bits; 0 above them for a
+    row's own column, which comes first among its duplicates."""
+    i = np.asarray(rows, dtype=np.int64).astype(np.uint64)
+    j = np.asarray(columns, dtype=np.int64).astype(np.uint64)
+    z = (i * np.uint64(0x9E3779B97F4A7C15)) ^ j
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    high = ((z >> np.uint64(33)) | np.uint64(1)) << np.uint64(32)
+    return np.where(i == j, j, high | j).astype(np.int64)
+
+
+def device_kneighbors(X_fit, X_query, k: int, metric, hashed_ties=False):
     """The ``k`` nearest rows of ``X_fit`` (device, (n, d)) to each row of
     ``X_query`` (device, (q, d); for "precomputed", the (q, n) distances):
     ``(distances, indices)``, float64 and int64 device arrays of shape
@@ -192,10 +208,20 @@ def device_kneighbors(X_fit, X_query, k: int, metric):
     ``tile(start, stop, c0, c1)`` giving the float64 distances of query
     rows start:stop to fitted rows c0:c1 (any metric: UMAP's), which are
     then selected as precomputed ones are; ``X_fit`` and ``X_query`` only
-    give the sizes then (they may be sparse)."""
+    give the sizes then (they may be sparse).
+
+    ``hashed_ties`` (UMAP's searches): equal distances ordered by
+    :func:`tie_keys` of (query row, fitted row) rather than by index, the
+    query rows numbered as the fitted ones when ``X_query is X_fit`` (a
+    row's own index first among its duplicates), after them otherwise; and
+    euclidean distances of the selected rows computed again directly (exact
+    zeros for duplicates; see ``euclidean_exact``)."""
     cupy = get_cupy()
     if not 1 <= k <= min(X_fit.shape[0], MAX_DEVICE_K):
         raise ValueError(f"k={k} outside 1..{min(X_fit.shape[0], MAX_DEVICE_K)}")
+    row0 = 0 if X_query is X_fit else X_fit.shape[0]
+    if hashed_ties and row0 + X_query.shape[0] >= 2**32 - 1:
+        raise ValueError("UMAP's search takes fewer than 2**32 - 1 rows")
     scores = _Scores(X_fit, X_query, metric)
     q = scores.q
     keys = cupy.empty((q, k), dtype=np.float64)
@@ -215,7 +241,8 @@ def device_kneighbors(X_fit, X_query, k: int, metric):
                 part_indices = cupy.empty_like(indices)
             out_keys, out_indices = part_keys[:t], part_indices[:t]
         args = (block, *scores.key_args(c0, c1), np.int64(t), np.int64(width))
-        args += (np.int32(k), np.int64(c0), out_keys, out_indices)
+        args += (np.int32(k), np.int64(c0), np.int64(row0 + start))
+        args += (np.int32(hashed_ties), out_keys, out_indices)
         select(grid, (_cuda.THREADS,), args)
         if c0 != 0:
             args = (keys[start:stop], indices[start:stop], out_keys, out_indices)
@@ -223,7 +250,13 @@ def device_kneighbors(X_fit, X_query, k: int, metric):
     distances = cupy.empty((q, k), dtype=np.float64)
     row_terms = scores.row_terms if scores.row_terms is not None else 0
     args = (keys, row_terms, np.int64(q), np.int32(k), np.int32(scores.kind))
-    _launch("knn_distances", q * k, (*args, distances))
+    _launch("knn_distances", q * k, (*args, np.int32(hashed_ties), indices, distances))
+    if hashed_ties and scores.metric == "euclidean":
+        d = np.int64(scores.F.shape[1])
+        args = (scores.Q, scores.F, np.int64(q), d, np.int32(k), np.int64(row0))
+        grid = (max(1, min(-(-q // _WARPS_PER_BLOCK), 65535)),)  # a warp per row
+        exact = _cuda.kernel("neighbors", "euclidean_exact")
+        exact(grid, (_cuda.THREADS,), (*args, indices, distances))
     return distances, indices
 
 

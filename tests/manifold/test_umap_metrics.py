@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from gpuml._array import compute_namespace, to_host, to_namespace
 from gpuml.manifold import UMAP
 from gpuml.manifold import _umap_metrics as metric_steps
+from gpuml.neighbors._search import tie_keys
 
 
 def _umap_distances():
@@ -100,9 +101,9 @@ def test_distances_are_umap_learns(metric, kwds, kind, rng):
 )
 @pytest.mark.parametrize("fmt", ["dense", "csr"])
 def test_neighbours_on_each_backend(backend, metric, kind, fmt, rng):
-    """The k nearest (equal distances by index, a row's own first at 0)
-    from the backend's search: the device's selection of gpuml's tiles on a
-    GPU; the host's partition on the CPU."""
+    """The k nearest (equal distances in tie_keys' order, a row's own first
+    at 0) from the backend's search: the device's selection of gpuml's
+    tiles on a GPU; the host's partition on the CPU."""
     X = _data(kind, rng)
     if kind == "binary":  # exact distances (counts): duplicates make ties
         X = np.vstack([X, rng.permutation(X)])
@@ -110,7 +111,8 @@ def test_neighbours_on_each_backend(backend, metric, kind, fmt, rng):
     resolved = metric_steps.resolve(metric, None, X)
     D = metric_steps.pairwise(resolved, X, X, np)
     np.fill_diagonal(D, 0.0)
-    order = np.lexsort((np.broadcast_to(np.arange(len(X)), D.shape), D), axis=1)
+    n = len(X)
+    order = np.lexsort((tie_keys(np.arange(n)[:, None], np.arange(n)), D), axis=1)
     xp = compute_namespace()  # the backend's device
     data = to_namespace(backend.as_format(X, fmt), xp)  # as a fit holds it
     dists, indices = metric_steps.kneighbors(resolved, data, data, k, xp, True)
