@@ -64,6 +64,7 @@ from gpuml.linear_model._ridge_problem import (
     _make_problem,
     _RidgeProblem,
     check_finite_system,
+    has_negative,
 )
 from gpuml.metrics._regression import r2_score
 
@@ -260,6 +261,10 @@ def _resolve_solver(*, positive: bool, sparse: bool) -> str:
     return "lsqr" if sparse else "lstsq"
 
 
+# scikit-learn's check_non_negative (gpuml's check_sample_weight lacks the
+# final full stop that scikit-learn 1.9 has).
+_NEGATIVE_WEIGHTS = "Negative values in data passed to `sample_weight`."
+
 # The validation of y after ``validate_data`` in scikit-learn's fit (its
 # _preprocess_data checks y again, without accepting sparse data).
 _SPARSE_Y = (
@@ -409,12 +414,10 @@ class LinearRegression(
             raise TypeError(_SPARSE_Y)
         if sample_weight is not None:
             sample_weight = check_sample_weight(
-                sample_weight,
-                X.shape[0],
-                xp=xp,
-                dtype=X.dtype,
-                ensure_non_negative=True,
+                sample_weight, X.shape[0], xp=xp, dtype=X.dtype
             )
+            if has_negative(sample_weight, xp):
+                raise ValueError(_NEGATIVE_WEIGHTS)
         solver = _resolve_solver(positive=self.positive, sparse=is_sparse(X))
         # Data copied across the bus is a fresh buffer and may be centred in
         # place; so may a copy made here.
