@@ -61,6 +61,7 @@ from gpuml.base import DeviceCacheMixin
 from gpuml.linear_model._ridge_moments import _HOST_SOLVE_MAX
 from gpuml.linear_model._ridge_problem import (
     _ACCEPT_SPARSE,
+    NON_FINITE_SYSTEM,
     _make_problem,
     _RidgeProblem,
     check_finite_system,
@@ -81,15 +82,33 @@ _EPS = np.finfo(np.float64).eps
 # --------------------------------------------------------------------------
 
 
+def _scale_of(X, xp: ModuleType) -> float:
+    """1, or ``max |X|`` when X's values are so large (or small) that a QR
+    factorisation's products would overflow (or underflow), as LAPACK's
+    least-squares drivers scale; raises scikit-learn's error when centring
+    or weighting overflowed (SciPy's finiteness check of its input)."""
+    # two reductions, no temporary copy of X
+    largest = max(float(X.max()), -float(X.min())) if X.size else 0.0
+    if not np.isfinite(largest):
+        raise ValueError(NON_FINITE_SYSTEM)
+    info = np.finfo(X.dtype)
+    if largest > np.sqrt(info.max) / max(X.shape) or 0 < largest < np.sqrt(info.tiny):
+        return largest
+    return 1.0
+
+
 def _solve_lstsq(problem: _RidgeProblem, *, tol, n_jobs, xp):
     """scipy.linalg.lstsq's minimum-norm solution with ``cond=tol``."""
     X, Y = problem.X, problem.y  # centred and weighted; Y is (n, t)
     n_samples, n_features = X.shape
+    scale = _scale_of(X, xp)
+    if scale != 1.0:
+        X = X / scale
     tall = n_samples >= n_features
     # X = Q R (tall) or Xᵀ = Q R (wide): the SVD of the small square factor
     # gives X's singular values and vectors.
     Q, R = xp.linalg.qr(X if tall else X.T)
-    check_finite_system(R, xp=xp)  # an overflow while centring or weighting
+    check_finite_system(R, xp=xp)
     U, s, Vt = thin_svd(R if tall else R.T, xp, host_max=_HOST_SOLVE_MAX)
     s_host = np.asarray(to_host(s), dtype=np.float64)
     largest = s_host.max() if s_host.size else 0.0
@@ -101,12 +120,16 @@ def _solve_lstsq(problem: _RidgeProblem, *, tol, n_jobs, xp):
         coef = Vt.T @ (inverse[:, None] * (U.T @ (Q.T @ Y)))
     else:  # X = U diag(s) (Q Vtᵀ)ᵀ
         coef = Q @ (Vt.T @ (inverse[:, None] * (U.T @ Y)))
+    if scale != 1.0:
+        coef, s = coef / scale, s * scale
     return coef.T, (rank, s)
 
 
 def _solve_nnls(problem: _RidgeProblem, *, tol, n_jobs, xp):
     """scipy.optimize.nnls per target, on the triangular factor of X."""
-    Q, R = xp.linalg.qr(problem.X)
+    X = problem.X
+    scale = _scale_of(X, xp)
+    Q, R = xp.linalg.qr(X if scale == 1.0 else X / scale)
     R_host = np.asarray(to_host(R), dtype=np.float64)
     B_host = np.asarray(to_host(Q.T @ problem.y), dtype=np.float64)
     if B_host.shape[1] == 1:
@@ -115,7 +138,7 @@ def _solve_nnls(problem: _RidgeProblem, *, tol, n_jobs, xp):
         coefs = Parallel(n_jobs=n_jobs)(
             delayed(nnls)(R_host, B_host[:, j]) for j in range(B_host.shape[1])
         )
-    return xp.asarray(np.vstack([c[0] for c in coefs])), None
+    return xp.asarray(np.vstack([c[0] for c in coefs]) / scale), None
 
 
 def _solve_lsqr(problem: _RidgeProblem, *, tol, n_jobs, xp):

@@ -384,3 +384,22 @@ def test_predict_errors(backend, rng):
     with pytest.raises(ValueError) as ours:
         model.predict(backend.asarray(X[:, :2]))
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("positive", [False, True])
+@pytest.mark.parametrize("magnitude", [1e306, 1e-200])
+def test_extreme_magnitudes_match_sklearn(backend, rng, magnitude, positive):
+    """Values whose QR products would overflow (or underflow) are scaled
+    first, as LAPACK's least-squares drivers scale."""
+    X, y = _regression(rng, 20, 3, 1)
+    X[:2, 0] = magnitude * np.array([1.0, -1.0]) if magnitude > 1 else X[:2, 0]
+    X = X if magnitude > 1 else X * magnitude
+    if positive:
+        y = X @ np.array([0.0, 1.0, 2.0]) + 0.01 * rng.normal(size=20)
+    params = dict(positive=positive)
+    model, expected = _fit_both(backend, params, X, y)
+    np.testing.assert_allclose(
+        backend.to_numpy(model.coef_), expected.coef_, rtol=1e-6, atol=0
+    )
+    if not positive:
+        assert model.rank_ == expected.rank_
