@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gpuml import config_context
 from gpuml.feature_extraction.text import TfidfTransformer
-from gpuml.linear_model import LogisticRegression, Ridge
+from gpuml.linear_model import LinearRegression, LogisticRegression, Ridge
 from gpuml.manifold import UMAP
 from gpuml.model_selection import (
     GridSearchCV,
@@ -31,6 +31,8 @@ from gpuml.preprocessing import StandardScaler
 from tests.conftest import DEVICES
 
 ESTIMATORS = [
+    LinearRegression(),
+    LinearRegression(positive=True),
     LogisticRegression(),
     LogisticRegression(C=0.5, class_weight="balanced"),
     Ridge(),
