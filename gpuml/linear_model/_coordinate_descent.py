@@ -194,6 +194,7 @@ class _SparseOps:
         self.X, self.mean, self.sw, self.Y, self.xp = X, mean, sw, Y, xp
         self.center = bool((to_host(mean) != 0).any())
         self.indptr = np.asarray(to_host(X.indptr), dtype=np.int64)
+        self.columns = {}
         w = xp.ones(X.shape[0], dtype=X.dtype) if sw is None else sw
         squares = X.multiply(X).T @ w
         sums = X.T @ w
@@ -202,8 +203,15 @@ class _SparseOps:
         self.y_norm2 = (Y * self.Yw).sum(axis=0)
 
     def _column(self, j):
-        lo, hi = self.indptr[j], self.indptr[j + 1]
-        return self.X.indices[lo:hi], self.X.data[lo:hi]
+        """``(rows, values, weighted values)`` of column ``j`` (views, made
+        once per column)."""
+        cached = self.columns.get(j)
+        if cached is None:
+            lo, hi = self.indptr[j], self.indptr[j + 1]
+            rows, values = self.X.indices[lo:hi], self.X.data[lo:hi]
+            weighted = values if self.sw is None else values * self.sw[rows]
+            cached = self.columns[j] = (rows, values, weighted)
+        return cached
 
     def _matvec(self, V):
         """``sw * ((X - mean) @ V)`` for V of shape (p, k)."""
@@ -217,23 +225,20 @@ class _SparseOps:
         self.R_sum = self.R.sum(axis=0)
 
     def grad(self, j):
-        rows, values = self._column(j)
+        rows, values, _ = self._column(j)
         out = values @ self.R[rows]
         if self.center:
             out = out - self.R_sum * self.mean[j]
         return out
 
     def step(self, j, delta):
-        rows, values = self._column(j)
-        if self.sw is not None:
-            values = values * self.sw[rows]
-        self.R[rows] -= values[:, None] * delta[None, :]
+        rows, _, weighted = self._column(j)
+        self.R[rows] -= weighted[:, None] * delta[None, :]
         if self.center:
-            shift = self.mean[j] if self.sw is None else self.mean[j] * self.sw
             if self.sw is None:
-                self.R += shift * delta[None, :]
+                self.R += self.mean[j] * delta[None, :]
             else:
-                self.R += shift[:, None] * delta[None, :]
+                self.R += (self.mean[j] * self.sw)[:, None] * delta[None, :]
 
     def bulk(self, Delta):
         self.R -= self._matvec(Delta)
@@ -256,7 +261,7 @@ class _SparseOps:
 
     def take(self, keep):
         out = _SparseOps.__new__(_SparseOps)
-        for name in ("X", "mean", "sw", "xp", "center", "indptr", "norm2"):
+        for name in ("X", "mean", "sw", "xp", "center", "indptr", "norm2", "columns"):
             setattr(out, name, getattr(self, name))
         out.Y, out.Yw, out.y_norm2 = self.Y[:, keep], self.Yw[:, keep], None
         out.y_norm2 = self.y_norm2[keep]
@@ -476,7 +481,9 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
         ops, W, excluded, l1 = ws.ops, ws.W, ws.excluded, ws.l1
         # coordinates that no working candidate updates: excluded by every
         # one of them, or columns of zeros
-        skip = np.asarray(to_host(excluded.all(axis=1))) | ~nonzero_host
+        counts = np.asarray(to_host(excluded.sum(axis=1)))
+        skip = (counts == ws.live.size) | ~nonzero_host
+        partly_excluded = counts > 0
         if seed is None:
             order = np.flatnonzero(~skip)
         else:
@@ -493,10 +500,14 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
                 continue
             w_j = W[j]
             tmp = ops.grad(j) + w_j * norm2[j]
-            new = xp.sign(tmp) * xp.maximum(xp.abs(tmp) - l1, 0) / ws.denominators[j]
-            if positive:
-                new = xp.where(tmp < 0, 0, new)
-            new = xp.where(excluded[j], w_j, new)
+            # sign(tmp) * max(|tmp| - l1, 0), to the bit; 0 for tmp < 0 when
+            # positive (scikit-learn's update)
+            new = xp.maximum(tmp - l1, 0)
+            if not positive:
+                new += xp.minimum(tmp + l1, 0)
+            new /= ws.denominators[j]
+            if partly_excluded[j]:
+                new = xp.where(excluded[j], w_j, new)
             delta = new - w_j
             ops.step(j, delta)
             W[j] = new
@@ -793,7 +804,7 @@ class ElasticNet(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimat
     >>> y = X @ np.array([1.0, 0.0, -2.0, 0.0]) + 0.5
     >>> model = ElasticNet(alpha=0.01, l1_ratio=0.7).fit(X, y)
     >>> np.round(model.coef_, 1)
-    array([ 1. ,  0. , -2. , -0. ])
+    array([ 1.,  0., -2.,  0.])
     >>> round(float(model.intercept_), 1)
     0.5
     """
