@@ -307,8 +307,12 @@ def _screen(ops, W, XtA, dual_norm, gap, l1, l2, candidates, excluded, xp):
     the optimum are set to zero (the state updated) and excluded. Returns
     ``(W, excluded)``."""
     safe_l1 = xp.where(l1 > 0, l1, 1)
-    theta = XtA / xp.maximum(l1, dual_norm)[None, :]
-    d = (1 - xp.abs(theta)) / xp.sqrt(ops.norm2[:, None] + l2[None, :])
+    # columns of zeros (with l2 == 0) and l1 == 0 candidates, which are not
+    # screened, are kept away from divisions by zero
+    bound = xp.maximum(l1, dual_norm)
+    theta = XtA / xp.where(bound > 0, bound, 1)[None, :]
+    root = xp.sqrt(ops.norm2[:, None] + l2[None, :])
+    d = (1 - xp.abs(theta)) / xp.where(root > 0, root, 1)
     radius = xp.sqrt(2 * xp.abs(gap)) / safe_l1
     drop = (d > radius[None, :]) | (ops.norm2[:, None] == 0)
     newly = drop & ~excluded & (candidates & (l1 > 0))[None, :]
