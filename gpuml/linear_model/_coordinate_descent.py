@@ -103,6 +103,11 @@ NON_FINITE = (
 # --------------------------------------------------------------------------
 
 
+def xp_contiguous(array):
+    """``array`` in C order (itself when it is)."""
+    return namespace_of(array).ascontiguousarray(array)
+
+
 class _GramOps:
     """``G = Xᵀ X`` (p, p) and ``B = Xᵀ y`` per candidate (p, k); the state
     is ``Qw = G @ W``. The residual's norms come from ``G`` (as
@@ -111,7 +116,8 @@ class _GramOps:
     gram = True
 
     def __init__(self, G, B, y_norm2, xp: ModuleType):
-        self.G, self.B, self.y_norm2, self.xp = G, B, y_norm2, xp
+        self.G, self.B = xp.ascontiguousarray(G), xp.ascontiguousarray(B)
+        self.y_norm2, self.xp = y_norm2, xp
         self.norm2 = xp.ascontiguousarray(xp.diagonal(G))
 
     def start(self, W):
@@ -137,9 +143,9 @@ class _GramOps:
     def take(self, keep):
         out = _GramOps.__new__(_GramOps)
         out.G, out.xp, out.norm2 = self.G, self.xp, self.norm2
-        out.B, out.y_norm2 = self.B[:, keep], self.y_norm2[keep]
+        out.B, out.y_norm2 = xp_contiguous(self.B[:, keep]), self.y_norm2[keep]
         if hasattr(self, "Qw"):
-            out.Qw = self.Qw[:, keep]
+            out.Qw = xp_contiguous(self.Qw[:, keep])
         return out
 
 
@@ -452,6 +458,49 @@ class _WorkingSet:
         self.denominators = self.denominators[:, keep]
 
 
+#: Whether cyclic sweeps on a Gram matrix run as one CUDA kernel per sweep
+#: on the GPU (``gpuml/_cuda/enet.cu``) rather than a few CuPy operations
+#: per coordinate; the tests compare the two.
+SWEEP_KERNEL = True
+_THREADS = 128
+
+
+def _sweep_kernel(ops, W, xp: ModuleType) -> bool:
+    return SWEEP_KERNEL and xp is not np and ops.gram and W.dtype in FLOAT_DTYPES
+
+
+def _gram_sweep(ops, W, l1, l2, excluded, skip, positive: bool):
+    """One cyclic sweep of every working candidate on the Gram matrix, by
+    one launch of ``enet_gram_sweep`` (a block per candidate): ``W`` and
+    ``ops.Qw`` are updated in place; returns each candidate's largest
+    update and largest coefficient, as the per-coordinate loop does."""
+    from gpuml import _cuda
+
+    cupy = namespace_of(W)
+    n_features, k = W.shape
+    ops.Qw = cupy.ascontiguousarray(ops.Qw)
+    d_w_max = cupy.empty(k, dtype=W.dtype)
+    w_max = cupy.empty(k, dtype=W.dtype)
+    args = (
+        ops.G,
+        ops.B,
+        ops.Qw,
+        W,
+        cupy.ascontiguousarray(l1),
+        cupy.ascontiguousarray(l2),
+        cupy.ascontiguousarray(excluded).view(cupy.uint8),
+        cupy.asarray(skip.astype(np.uint8)),
+        np.int64(n_features),
+        np.int64(k),
+        np.int32(positive),
+        d_w_max,
+        w_max,
+    )
+    name = f"enet_gram_sweep<{_cuda.ctype(W.dtype)}>"
+    _cuda.kernel("enet", name)((k,), (_THREADS,), args)
+    return d_w_max, w_max
+
+
 def _random_order(active, state: int):
     """One sweep's coordinates drawn as scikit-learn draws them, and the
     generator's next state."""
@@ -497,7 +546,12 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
             d_w_max = xp.zeros(1, dtype=W.dtype)
             w_max = xp.zeros(1, dtype=W.dtype)
             W_old = None
-        if seed is None:
+        if seed is None and _sweep_kernel(ops, W, xp):
+            ws.W = W = xp.ascontiguousarray(W)  # updated in place by the kernel
+            d_w_max, w_max = _gram_sweep(ops, W, l1, ws.l2, excluded, skip, positive)
+            order = ()  # the sweep is done
+            W_old = None
+        elif seed is None:
             W_old = W.copy()
         for j in order:
             if not nonzero_host[j]:
@@ -515,10 +569,10 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
             delta = new - w_j
             ops.step(j, delta)
             W[j] = new
-            if W_old is None:
+            if seed is not None:
                 d_w_max = xp.maximum(d_w_max, xp.abs(delta))
                 w_max = xp.maximum(w_max, xp.abs(new))
-        if W_old is not None:
+        if seed is None and W_old is not None:
             d_w_max = xp.abs(W - W_old).max(axis=0)
             w_max = xp.where(nonzero[:, None], xp.abs(W), 0).max(axis=0)
         last = n_iter == max_iter - 1
