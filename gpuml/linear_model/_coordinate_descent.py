@@ -202,7 +202,7 @@ class _SparseOps:
         self.indptr = np.asarray(to_host(X.indptr), dtype=np.int64)
         self.columns = {}
         w = xp.ones(X.shape[0], dtype=X.dtype) if sw is None else sw
-        squares = X.multiply(X).T @ w
+        squares = X.power(2).T @ w
         sums = X.T @ w
         self.norm2 = xp.asarray(squares - 2 * mean * sums + mean * mean * w.sum())
         self.Yw = Y if sw is None else Y * sw[:, None]
@@ -443,8 +443,9 @@ class _WorkingSet:
             return
         positions = self.live[done_host]
         where = xp.asarray(positions)
-        self.out_W[:, where] = self.W[:, done]
-        self.out_gap[where] = gap[done]
+        rows = xp.asarray(np.flatnonzero(done_host))  # integer indices: no mask
+        self.out_W[:, where] = self.W[:, rows]
+        self.out_gap[where] = gap[rows]
         self.out_iter[positions] = n_iter
         self.failed[positions] = failed
         keep_host = ~done_host
@@ -588,7 +589,8 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
         )
         ws.retire(done, gap, n_iter + 1)
         if last and ws.live.size:
-            ws.retire(xp.ones(ws.live.size, dtype=bool), gap[~done], max_iter, True)
+            left = xp.asarray(np.flatnonzero(~np.asarray(to_host(done), dtype=bool)))
+            ws.retire(xp.ones(ws.live.size, dtype=bool), gap[left], max_iter, True)
     return ws.out_W, ws.out_gap, ws.out_iter, ws.failed
 
 
