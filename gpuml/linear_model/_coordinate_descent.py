@@ -1126,7 +1126,7 @@ class ElasticNet(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimat
         """Sparse representation of the fitted ``coef_``."""
         coef = self.coef_
         xp = namespace_of(coef)
-        coef = coef.reshape(1, -1) if coef.ndim == 1 else coef
+        coef = xp.atleast_2d(xp.asarray(coef))  # a user's list too, as scikit-learn
         if xp is np:
             import scipy.sparse as sp
 
