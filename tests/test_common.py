@@ -18,7 +18,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gpuml import config_context
 from gpuml.feature_extraction.text import TfidfTransformer
-from gpuml.linear_model import LinearRegression, LogisticRegression, Ridge
+from gpuml.linear_model import (
+    ElasticNet,
+    Lasso,
+    LinearRegression,
+    LogisticRegression,
+    Ridge,
+)
 from gpuml.manifold import UMAP
 from gpuml.model_selection import (
     GridSearchCV,
@@ -38,6 +44,8 @@ ESTIMATORS = [
     Ridge(),
     Ridge(solver="svd"),
     Ridge(solver="sparse_cg", tol=1e-8),
+    Lasso(),
+    ElasticNet(l1_ratio=0.3, selection="random", random_state=0),
     StandardScaler(),
     StandardScaler(with_mean=False, with_std=False),
     TfidfTransformer(),

@@ -92,7 +92,7 @@ OTHER_USE = "works alongside gpuml, on host data"
 @pytest.mark.parametrize(
     "module, name, sklearn_module, use",
     [
-        ("gpuml.linear_model", "Lasso", "sklearn.linear_model", ESTIMATOR_USE),
+        ("gpuml.linear_model", "LassoLars", "sklearn.linear_model", ESTIMATOR_USE),
         ("gpuml.preprocessing", "MinMaxScaler", "sklearn.preprocessing", ESTIMATOR_USE),
         (
             "gpuml.feature_extraction.text",

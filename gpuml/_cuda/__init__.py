@@ -91,6 +91,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         *(f"label_encode<{t}>" for t in _LABEL_TYPES),
     ),
     "linear": tuple(f"binary_logistic_terms<{t}>" for t in _FLOAT_TYPES),
+    # Lasso and ElasticNet: whole coordinate-descent sweeps (on demand).
+    "enet": tuple(f"enet_gram_sweep<{t}>" for t in _FLOAT_TYPES),
     "metrics": (
         *(
             f"squared_error_partials<{t}, {u}>"
@@ -195,6 +197,7 @@ _ON_DEMAND = frozenset(
         "neighbors",
         "umap",
         "umap_densmap",
+        "enet",
     }
 )
 

@@ -1,11 +1,19 @@
 """Linear models."""
 
 from gpuml import _missing
+from gpuml.linear_model._coordinate_descent import ElasticNet, Lasso
 from gpuml.linear_model._linear import LinearRegression
 from gpuml.linear_model._logistic import LogisticRegression
 from gpuml.linear_model._ridge import Ridge, ridge_path
 
-__all__ = ["LinearRegression", "LogisticRegression", "Ridge", "ridge_path"]
+__all__ = [
+    "ElasticNet",
+    "Lasso",
+    "LinearRegression",
+    "LogisticRegression",
+    "Ridge",
+    "ridge_path",
+]
 
 # scikit-learn's names that gpuml lacks: an ImportError that says what to use.
 __getattr__ = _missing.module_getattr(__name__, "sklearn.linear_model", __all__)

@@ -1,0 +1,72 @@
+// The elastic net's coordinate descent (gpuml/linear_model/_coordinate_descent.py):
+// one whole cyclic sweep of a batch of candidates on a shared Gram matrix, in one
+// launch. One block per candidate; thread 0 makes the coordinate's update (the
+// same operations, in the same order and rounding, as the NumPy/CuPy path: the
+// products and sums are rounded separately, never fused), then the block adds
+// the rank-1 term to the candidate's column of Qw = G @ W.
+//
+// Layouts (C order): G (p, p) symmetric; B = X^T y per candidate, Qw, W and
+// excluded (p, k), candidate c in column c; l1, l2, d_w_max, w_max (k);
+// skip (p): the coordinates that no candidate updates (columns of zeros, or
+// excluded by every candidate), the same for the whole block.
+
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float div_rn(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ double div_rn(double a, double b) { return __ddiv_rn(a, b); }
+
+template <typename T>
+__global__ void enet_gram_sweep(const T* G, const T* B, T* Qw, T* W,
+                                const T* l1, const T* l2,
+                                const unsigned char* excluded,
+                                const unsigned char* skip, long long p,
+                                long long k, int positive, T* d_w_max, T* w_max)
+{
+    const long long c = blockIdx.x;
+    if (c >= k) return;
+    __shared__ T s_delta;
+    const T a = l1[c], b = l2[c], zero = (T)0;
+    T dmax = zero, wmax = zero;
+    for (long long j = 0; j < p; ++j) {
+        if (skip[j]) continue;  // the same j for every thread of the block
+        if (threadIdx.x == 0) {
+            const long long at = j * k + c;
+            const T w_j = W[at];
+            const T g = G[j * p + j];
+            // tmp = (B - Qw) + w_j * g
+            const T tmp = add_rn(sub_rn(B[at], Qw[at]), mul_rn(w_j, g));
+            // max(tmp - a, 0) [+ min(tmp + a, 0)] / (g + b)
+            T nw = sub_rn(tmp, a);
+            nw = nw > zero ? nw : zero;
+            if (!positive) {
+                T low = add_rn(tmp, a);
+                low = low < zero ? low : zero;
+                nw = add_rn(nw, low);
+            }
+            nw = div_rn(nw, add_rn(g, b));
+            if (excluded[at]) nw = w_j;
+            const T delta = sub_rn(nw, w_j);
+            W[at] = nw;
+            s_delta = delta;
+            const T ad = delta < zero ? -delta : delta;
+            const T aw = nw < zero ? -nw : nw;
+            dmax = ad > dmax ? ad : dmax;
+            wmax = aw > wmax ? aw : wmax;
+        }
+        __syncthreads();
+        const T delta = s_delta;
+        const T* row = G + j * p;
+        for (long long i = threadIdx.x; i < p; i += blockDim.x) {
+            Qw[i * k + c] = add_rn(Qw[i * k + c], mul_rn(row[i], delta));
+        }
+        __syncthreads();  // Qw is read by thread 0 at the next coordinate
+    }
+    if (threadIdx.x == 0) {
+        d_w_max[c] = dmax;
+        w_max[c] = wmax;
+    }
+}

@@ -1,0 +1,345 @@
+"""Lasso and ElasticNet: parity with scikit-learn, the batched solver, errors."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import ElasticNet as SkElasticNet
+from sklearn.linear_model import Lasso as SkLasso
+from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+from sklearn.model_selection import KFold
+
+from gpuml._sklearn_compat import InvalidParameterError
+from gpuml.linear_model import ElasticNet, Lasso
+from gpuml.model_selection import GridSearchCV
+
+TOL = 1e-10  # both sides: the coefficients then agree far below RTOL
+RTOL = {np.float64: 1e-6, np.float32: 1e-3}
+MODELS = {
+    "lasso": (Lasso, SkLasso, {"alpha": 0.05}),
+    "enet": (ElasticNet, SkElasticNet, {"alpha": 0.08, "l1_ratio": 0.6}),
+}
+
+
+def _rel_err(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300)
+
+
+def _regression(rng, n_samples, n_features, n_targets=1, dtype=np.float64):
+    """A few informative features, non-zero feature means (tests centring)."""
+    X = rng.normal(size=(n_samples, n_features)) + rng.uniform(-2, 2, n_features)
+    coef = np.zeros((n_features, n_targets))
+    informative = min(4, n_features)
+    coef[:informative] = rng.normal(size=(informative, n_targets)) * 2
+    y = X @ coef + 0.3 * rng.normal(size=(n_samples, n_targets)) + 1.5
+    y = y[:, 0] if n_targets == 1 else y
+    return X.astype(dtype), y.astype(dtype)
+
+
+def _sparse(rng, X):
+    """X with about 60% of its entries zeroed, as CSR."""
+    return sp.csr_matrix(np.where(rng.uniform(size=X.shape) < 0.6, 0, X))
+
+
+def _n_iter_matches(backend, got, expected):
+    """The same sweeps as scikit-learn on the CPU (the same updates in the
+    same order); on the GPU, rounding may move a stop by a sweep."""
+    got, expected = np.atleast_1d(got), np.atleast_1d(expected)
+    if backend.device == "cpu":
+        return np.array_equal(got, expected)
+    return np.all(np.abs(got - expected) <= 2)
+
+
+def _check_fitted(backend, model, expected, dtype=np.float64):
+    backend.assert_family(model.coef_, dtype=dtype, shape=expected.coef_.shape)
+    assert _rel_err(backend.to_numpy(model.coef_), expected.coef_) < RTOL[dtype]
+    intercept = backend.to_numpy(model.intercept_)
+    np.testing.assert_allclose(
+        intercept, expected.intercept_, rtol=RTOL[dtype], atol=RTOL[dtype]
+    )
+    if not model.fit_intercept:
+        assert type(model.intercept_) is float and model.intercept_ == 0.0
+    assert _n_iter_matches(backend, model.n_iter_, expected.n_iter_)
+    assert type(model.n_iter_) is type(expected.n_iter_)
+    gap = np.asarray(backend.to_numpy(model.dual_gap_))
+    assert gap.shape == np.shape(expected.dual_gap_)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize(
+    "fit_intercept", [True, False], ids=["intercept", "nointercept"]
+)
+@pytest.mark.parametrize("shape", [(60, 8), (16, 24)], ids=["tall", "wide"])
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_matches_sklearn(backend, rng, model, shape, fit_intercept, weighted, fmt):
+    cls, sk_cls, params = MODELS[model]
+    X, y = _regression(rng, *shape)
+    X_fit = _sparse(rng, X) if fmt == "csr" else X
+    sw = rng.uniform(0.3, 3.0, shape[0]) if weighted else None
+    params = {**params, "fit_intercept": fit_intercept, "tol": TOL}
+    if shape[0] < shape[1]:  # a sparser solution: converges in a few hundred sweeps
+        params["alpha"] *= 4
+    X_dense = X_fit.toarray() if fmt == "csr" else X
+    with warnings.catch_warnings():
+        # Rarely, wide data need more than max_iter sweeps to reach TOL:
+        # both sides then stop at the same iterate, with the same warning.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        expected = sk_cls(**params).fit(X_fit, y, sample_weight=sw)
+        model = cls(**params).fit(
+            backend.as_format(X_dense, fmt),
+            backend.asarray(y),
+            sample_weight=None if sw is None else backend.asarray(sw),
+        )
+    _check_fitted(backend, model, expected)
+    X_test = rng.normal(size=(7, shape[1]))
+    pred = model.predict(backend.asarray(X_test))
+    backend.assert_family(pred, dtype=np.float64, shape=(7,))
+    assert _rel_err(backend.to_numpy(pred), expected.predict(X_test)) < 1e-6
+    score = model.score(backend.as_format(X_dense, fmt), backend.asarray(y))
+    assert score == pytest.approx(expected.score(X_fit, y), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"positive": True},
+        {"selection": "random", "random_state": 3},
+        {"precompute": True},
+        {"l1_ratio": 0.0},  # the ridge penalty: formulation B of the gap
+        {"alpha": 0.5, "l1_ratio": 1.0},
+    ],
+    ids=["positive", "random", "precompute", "ridge", "lasso"],
+)
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_options_match_sklearn(backend, rng, params, fmt):
+    X, y = _regression(rng, 40, 10)
+    X_fit = _sparse(rng, X) if fmt == "csr" else X
+    params = {"alpha": 0.1, "l1_ratio": 0.5, "tol": TOL, **params}
+    with warnings.catch_warnings():
+        # scikit-learn's ElasticNet(l1_ratio=0) suggests Ridge in a warning
+        # only when it does not converge; both converge here.
+        expected = SkElasticNet(**params).fit(X_fit, y)
+    X_in = backend.as_format(X, "dense") if fmt == "dense" else backend.asarray(X_fit)
+    model = ElasticNet(**params).fit(X_in, backend.asarray(y))
+    _check_fitted(backend, model, expected)
+    if params.get("positive"):
+        assert (backend.to_numpy(model.coef_) >= 0).all()
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_multi_target_matches_sklearn(backend, rng, fmt):
+    X, Y = _regression(rng, 30, 12, n_targets=3)
+    X_fit = _sparse(rng, X) if fmt == "csr" else X
+    params = {"alpha": 0.05, "l1_ratio": 0.8, "tol": TOL}
+    expected = SkElasticNet(**params).fit(X_fit, Y)
+    model = ElasticNet(**params).fit(backend.asarray(X_fit), backend.asarray(Y))
+    _check_fitted(backend, model, expected)
+    assert isinstance(model.n_iter_, list) and len(model.n_iter_) == 3
+    backend.assert_family(model.intercept_, shape=(3,))
+    backend.assert_family(model.dual_gap_, shape=(3,))
+    pred = model.predict(backend.asarray(X_fit))
+    backend.assert_family(pred, shape=(30, 3))
+
+
+def test_column_vector_target(backend, rng):
+    X, y = _regression(rng, 30, 5)
+    expected = SkLasso(alpha=0.1, tol=TOL).fit(X, y[:, None])
+    model = Lasso(alpha=0.1, tol=TOL).fit(
+        backend.asarray(X), backend.asarray(y[:, None])
+    )
+    assert model.coef_.shape == expected.coef_.shape == (5,)
+    assert np.shape(model.intercept_) == np.shape(expected.intercept_) == (1,)
+    assert _rel_err(backend.to_numpy(model.coef_), expected.coef_) < 1e-6
+
+
+def test_float32(backend, rng):
+    X, y = _regression(rng, 50, 6, dtype=np.float32)
+    expected = SkElasticNet(alpha=0.05, tol=1e-6).fit(X, y)
+    model = ElasticNet(alpha=0.05, tol=1e-6).fit(backend.asarray(X), backend.asarray(y))
+    backend.assert_family(model.coef_, dtype=np.float32, shape=(6,))
+    assert _rel_err(backend.to_numpy(model.coef_), expected.coef_) < 1e-3
+    pred = model.predict(backend.asarray(X))
+    backend.assert_family(pred, dtype=np.float32, shape=(50,))
+
+
+def test_warm_start_matches_sklearn(backend, rng):
+    X, y = _regression(rng, 40, 10)
+    expected = SkLasso(alpha=0.2, tol=TOL, warm_start=True).fit(X, y)
+    expected.set_params(alpha=0.05).fit(X, y)
+    model = Lasso(alpha=0.2, tol=TOL, warm_start=True)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    model.set_params(alpha=0.05).fit(backend.asarray(X), backend.asarray(y))
+    _check_fitted(backend, model, expected)
+    cold = SkLasso(alpha=0.05, tol=TOL).fit(X, y)
+    assert model.n_iter_ <= cold.n_iter_  # started near the solution
+
+
+def test_given_gram_matrix(backend, rng):
+    X, y = _regression(rng, 40, 6)
+    X = X - X.mean(axis=0)
+    G = X.T @ X
+    params = {"alpha": 0.1, "tol": TOL, "fit_intercept": False}
+    expected = SkLasso(precompute=G, **params).fit(X, y)
+    model = Lasso(precompute=G, **params).fit(backend.asarray(X), backend.asarray(y))
+    _check_fitted(backend, model, expected)
+    with pytest.raises(ValueError, match="did not pass validation"):
+        Lasso(precompute=np.eye(6), **params).fit(
+            backend.asarray(X), backend.asarray(y)
+        )
+    with pytest.warns(UserWarning, match="recomputing Gram matrix"):
+        Lasso(precompute=G, alpha=0.1).fit(backend.asarray(X + 3), backend.asarray(y))
+
+
+def test_batch_equals_separate_fits(backend, rng):
+    """Every candidate of a batched fit is the model its own fit gives, on
+    each fold (the whole data given once, rows chosen per fold)."""
+    X, Y = _regression(rng, 45, 9, n_targets=2)
+    grid = [{"alpha": a, "l1_ratio": r} for a in (0.01, 0.1, 1.0) for r in (0.3, 1.0)]
+    folds = [train for train, _ in KFold(3).split(X)]
+    estimator = ElasticNet(tol=TOL)
+    batches = list(
+        estimator._fit_batch(backend.asarray(X), backend.asarray(Y), grid, folds=folds)
+    )
+    assert len(batches) == 3
+    X_test = rng.normal(size=(5, 9))
+    for train, batch in zip(folds, batches, strict=True):
+        stacked = backend.to_numpy(batch.predict(backend.asarray(X_test)))
+        assert stacked.shape == (len(grid), 5, 2)
+        for params, pred in zip(grid, stacked, strict=True):
+            alone = ElasticNet(tol=TOL, **params).fit(X[train], Y[train])
+            np.testing.assert_allclose(pred, alone.predict(X_test), rtol=1e-10)
+
+
+def test_grid_search_matches_sklearn(backend, rng):
+    X, y = _regression(rng, 60, 8)
+    grid = {"alpha": [0.005, 0.05, 0.5, 2.0]}
+    expected = SkGridSearchCV(SkLasso(tol=TOL), grid, cv=3).fit(X, y)
+    search = GridSearchCV(Lasso(tol=TOL), grid, cv=3)
+    search.fit(backend.asarray(X), backend.asarray(y))
+    np.testing.assert_allclose(
+        search.cv_results_["mean_test_score"],
+        expected.cv_results_["mean_test_score"],
+        rtol=1e-8,
+    )
+    assert search.best_params_ == expected.best_params_
+    assert (
+        _rel_err(
+            backend.to_numpy(search.best_estimator_.coef_),
+            expected.best_estimator_.coef_,
+        )
+        < 1e-6
+    )
+
+
+def test_batch_params():
+    assert ElasticNet()._batch_params() == {"alpha", "l1_ratio"}
+    assert Lasso()._batch_params() == {"alpha"}
+    assert Lasso(precompute=np.eye(3))._batch_params() == frozenset()
+    assert "l1_ratio" not in Lasso().get_params()
+    assert Lasso().l1_ratio == 1.0
+
+
+def test_convergence_warning_as_sklearn(backend, rng):
+    X, y = _regression(rng, 20, 30)
+    params = {"alpha": 0.001, "max_iter": 3, "tol": 1e-12}
+    with pytest.warns(ConvergenceWarning) as expected:
+        SkLasso(**params).fit(X, y)
+    with pytest.warns(ConvergenceWarning) as got:
+        model = Lasso(**params).fit(backend.asarray(X), backend.asarray(y))
+    assert model.n_iter_ == 3
+    prefix = str(expected[0].message).split("Duality gap")[0]
+    assert str(got[0].message).startswith(prefix)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"alpha": -1.0}, "The 'alpha' parameter of ElasticNet must be"),
+        ({"l1_ratio": 1.5}, "The 'l1_ratio' parameter of ElasticNet must be"),
+        ({"selection": "best"}, "The 'selection' parameter of ElasticNet must be"),
+        ({"max_iter": 0}, "The 'max_iter' parameter of ElasticNet must be"),
+        ({"tol": -1.0}, "The 'tol' parameter of ElasticNet must be"),
+    ],
+)
+def test_invalid_parameters_as_sklearn(rng, params, match):
+    X, y = _regression(rng, 10, 3)
+    with pytest.raises(InvalidParameterError, match=match):
+        SkElasticNet(**params).fit(X, y)
+    with pytest.raises(InvalidParameterError, match=match):
+        ElasticNet(**params).fit(X, y)
+
+
+def test_bad_input_as_sklearn(backend, rng):
+    X, y = _regression(rng, 10, 3)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        X_nan = X.copy()
+        X_nan[2, 1] = np.nan
+        Lasso().fit(backend.asarray(X_nan), backend.asarray(y))
+    with pytest.raises(ValueError, match=r"sample_weight.shape == \(3,\)"):
+        Lasso().fit(backend.asarray(X), backend.asarray(y), sample_weight=np.ones(3))
+    with pytest.raises(TypeError, match="Sparse data was passed"):
+        Lasso().fit(X, sp.csr_matrix(y[:, None]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.warns(UserWarning, match="With alpha=0"):
+            SkLasso(alpha=0, max_iter=5).fit(X, y)
+        with pytest.warns(UserWarning, match="With alpha=0"):
+            Lasso(alpha=0, max_iter=5).fit(backend.asarray(X), backend.asarray(y))
+    model = Lasso().fit(backend.asarray(X), backend.asarray(y))
+    with pytest.raises(ValueError, match="X has 2 features"):
+        model.predict(backend.asarray(X[:, :2]))
+
+
+def test_sparse_coef_and_pickle(backend, rng):
+    X, y = _regression(rng, 30, 6)
+    model = Lasso(alpha=0.3).fit(backend.asarray(X), backend.asarray(y))
+    expected = SkLasso(alpha=0.3).fit(X, y)
+    sparse = model.sparse_coef_
+    assert sparse.shape == expected.sparse_coef_.shape == (1, 6)
+    np.testing.assert_allclose(
+        backend.to_numpy(sparse).toarray(), expected.sparse_coef_.toarray(), rtol=1e-6
+    )
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(
+        backend.to_numpy(clone.predict(backend.asarray(X))),
+        backend.to_numpy(model.predict(backend.asarray(X))),
+    )
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("positive", [False, True])
+def test_sweep_kernel_matches_per_coordinate_path(rng, monkeypatch, dtype, positive):
+    """The CUDA sweep (gpuml/_cuda/enet.cu, one launch per sweep) makes the
+    per-coordinate path's updates with the same rounding: the same
+    coefficients and sweeps, for a batch of candidates and targets."""
+    cp = pytest.importorskip("cupy")
+    from gpuml import config_context
+    from gpuml.linear_model import _coordinate_descent as cd
+
+    X, Y = _regression(rng, 80, 12, n_targets=2, dtype=dtype)
+    grid = [{"alpha": a, "l1_ratio": r} for a in (0.003, 0.03, 0.3) for r in (0.5, 1)]
+    estimator = ElasticNet(tol=1e-6 if dtype == np.float32 else TOL, positive=positive)
+    fits = {}
+    with config_context(device="gpu"):
+        for kernel in (True, False):
+            monkeypatch.setattr(cd, "SWEEP_KERNEL", kernel)
+            (batch,) = estimator._fit_batch(cp.asarray(X), cp.asarray(Y), grid)
+            fits[kernel] = (cp.asnumpy(batch.coefs), cp.asnumpy(batch.intercepts))
+            model = ElasticNet(**estimator.get_params()).fit(
+                cp.asarray(X), cp.asarray(Y)
+            )
+            fits[kernel, "n_iter"] = model.n_iter_
+            fits[kernel, "coef"] = cp.asnumpy(model.coef_)
+    np.testing.assert_array_equal(fits[True][0], fits[False][0])
+    np.testing.assert_array_equal(fits[True][1], fits[False][1])
+    assert fits[True, "n_iter"] == fits[False, "n_iter"]
+    expected = SkElasticNet(**estimator.get_params()).fit(X, Y)
+    assert _rel_err(fits[True, "coef"], expected.coef_) < RTOL[dtype]
