@@ -18,7 +18,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gpuml import config_context
 from gpuml.feature_extraction.text import TfidfTransformer
-from gpuml.linear_model import LogisticRegression, Ridge
+from gpuml.linear_model import (
+    LogisticRegression,
+    Ridge,
+    RidgeClassifier,
+    RidgeClassifierCV,
+    RidgeCV,
+)
 from gpuml.manifold import UMAP
 from gpuml.model_selection import (
     GridSearchCV,
@@ -36,6 +42,12 @@ ESTIMATORS = [
     Ridge(),
     Ridge(solver="svd"),
     Ridge(solver="sparse_cg", tol=1e-8),
+    RidgeCV(),
+    RidgeCV(alphas=[0.1, 1.0], cv=2),
+    RidgeClassifier(),
+    RidgeClassifier(alpha=0.5, solver="svd"),
+    RidgeClassifierCV(),
+    RidgeClassifierCV(alphas=[0.1, 1.0], cv=2),
     StandardScaler(),
     StandardScaler(with_mean=False, with_std=False),
     TfidfTransformer(),
@@ -121,7 +133,9 @@ def expected_failed_checks(estimator):
         return {**_HALVING_FAILURES, **_SEARCH_FAILURES}
     if isinstance(estimator, (GridSearchCV, RandomizedSearchCV)):
         return {} if is_classifier(estimator) else _SEARCH_FAILURES
-    if isinstance(estimator, Ridge) and estimator.solver != "sparse_cg":
+    if isinstance(estimator, (Ridge, RidgeClassifier)) and estimator.solver != (
+        "sparse_cg"
+    ):
         return {"check_non_transformer_estimators_n_iter": _N_ITER_REASON}
     return {}
 

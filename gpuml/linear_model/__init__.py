@@ -3,8 +3,17 @@
 from gpuml import _missing
 from gpuml.linear_model._logistic import LogisticRegression
 from gpuml.linear_model._ridge import Ridge, ridge_path
+from gpuml.linear_model._ridge_classifier import RidgeClassifier, RidgeClassifierCV
+from gpuml.linear_model._ridge_cv import RidgeCV
 
-__all__ = ["LogisticRegression", "Ridge", "ridge_path"]
+__all__ = [
+    "LogisticRegression",
+    "Ridge",
+    "RidgeCV",
+    "RidgeClassifier",
+    "RidgeClassifierCV",
+    "ridge_path",
+]
 
 # scikit-learn's names that gpuml lacks: an ImportError that says what to use.
 __getattr__ = _missing.module_getattr(__name__, "sklearn.linear_model", __all__)
