@@ -236,7 +236,7 @@ class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
     >>> clf.classes_
     array(['no', 'yes'], dtype='<U3')
     >>> round(clf.score(X, y), 2)
-    0.98
+    0.96
     """
 
     _parameter_constraints: dict = {
