@@ -24,6 +24,9 @@ from gpuml.linear_model import (
     LinearRegression,
     LogisticRegression,
     Ridge,
+    RidgeClassifier,
+    RidgeClassifierCV,
+    RidgeCV,
 )
 from gpuml.manifold import UMAP
 from gpuml.model_selection import (
@@ -46,6 +49,12 @@ ESTIMATORS = [
     Ridge(solver="sparse_cg", tol=1e-8),
     Lasso(),
     ElasticNet(l1_ratio=0.3, selection="random", random_state=0),
+    RidgeCV(),
+    RidgeCV(alphas=[0.1, 1.0], cv=2),
+    RidgeClassifier(),
+    RidgeClassifier(alpha=0.5, solver="svd"),
+    RidgeClassifierCV(),
+    RidgeClassifierCV(alphas=[0.1, 1.0], cv=2),
     StandardScaler(),
     StandardScaler(with_mean=False, with_std=False),
     TfidfTransformer(),
@@ -131,7 +140,9 @@ def expected_failed_checks(estimator):
         return {**_HALVING_FAILURES, **_SEARCH_FAILURES}
     if isinstance(estimator, (GridSearchCV, RandomizedSearchCV)):
         return {} if is_classifier(estimator) else _SEARCH_FAILURES
-    if isinstance(estimator, Ridge) and estimator.solver != "sparse_cg":
+    if isinstance(estimator, (Ridge, RidgeClassifier)) and estimator.solver != (
+        "sparse_cg"
+    ):
         return {"check_non_transformer_estimators_n_iter": _N_ITER_REASON}
     return {}
 

@@ -5,6 +5,8 @@ from gpuml.linear_model._coordinate_descent import ElasticNet, Lasso
 from gpuml.linear_model._linear import LinearRegression
 from gpuml.linear_model._logistic import LogisticRegression
 from gpuml.linear_model._ridge import Ridge, ridge_path
+from gpuml.linear_model._ridge_classifier import RidgeClassifier, RidgeClassifierCV
+from gpuml.linear_model._ridge_cv import RidgeCV
 
 __all__ = [
     "ElasticNet",
@@ -12,6 +14,9 @@ __all__ = [
     "LinearRegression",
     "LogisticRegression",
     "Ridge",
+    "RidgeCV",
+    "RidgeClassifier",
+    "RidgeClassifierCV",
     "ridge_path",
 ]
 

@@ -1,0 +1,446 @@
+"""RidgeClassifier and RidgeClassifierCV: ridge regression on {-1, 1} targets.
+
+The labels are binarised as scikit-learn does (``LabelBinarizer(pos_label=1,
+neg_label=-1)``: one column for two classes, one per class otherwise, the
+indicator matrix itself for multi-label targets), class weights become
+sample weights, and the regression is gpuml's :class:`Ridge` (or
+:class:`RidgeCV`'s leave-one-out, or its search). Labels are binarised on
+the host (one copy of ``n_samples`` labels per fit); the targets and the
+fit are then in the compute namespace.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from gpuml._array import (
+    compute_namespace,
+    input_family,
+    is_sparse,
+    to_family,
+    to_host,
+    to_namespace,
+    to_output,
+)
+from gpuml._sklearn_compat import StrOptions, validate_estimator_params
+from gpuml._validation import (
+    FLOAT_DTYPES,
+    NUMERIC_FLOAT,
+    check_sample_weight,
+    validate_data,
+)
+from gpuml.base import DeviceCacheMixin
+from gpuml.linear_model._ridge import Ridge
+from gpuml.linear_model._ridge_cv import (
+    _BaseRidgeCV,
+    _intercept,
+    _solver_for,
+    check_alphas,
+    floating_dtype,
+    raise_for_params,
+)
+from gpuml.linear_model._ridge_problem import _ACCEPT_SPARSE
+from gpuml.metrics import get_scorer
+
+
+class _RidgeClassifierMixin(ClassifierMixin):
+    """Binarised targets, decision values and predictions (scikit-learn's
+    ``_RidgeClassifierMixin`` with ``LinearClassifierMixin``'s methods)."""
+
+    def _prepare_data(self, X, y, sample_weight, xp: ModuleType):
+        """Validate ``X`` (into ``xp``) and ``y``, binarise ``y``.
+
+        Returns ``X``, the host labels ``y``, the weights (with the class
+        weights; ones when none are given) and the targets ``Y`` in ``xp``.
+        """
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            xp=xp,
+            accept_sparse=_ACCEPT_SPARSE,
+            dtype=FLOAT_DTYPES,
+            multi_output=True,
+            y_numeric=False,
+        )
+        y = to_host(y)
+        self._label_binarizer = LabelBinarizer(pos_label=1, neg_label=-1)
+        Y = self._label_binarizer.fit_transform(y)
+        if is_sparse(Y):
+            Y = Y.toarray()
+        Y = to_namespace(np.asarray(Y, dtype=X.dtype), xp)
+        self.classes_ = self._label_binarizer.classes_
+        if not self._label_binarizer.y_type_.startswith("multilabel"):
+            y = column_or_1d(y, warn=True)
+        sample_weight = check_sample_weight(
+            sample_weight, X.shape[0], xp=xp, dtype=X.dtype
+        )
+        if self.class_weight:
+            reweighting = compute_sample_weight(self.class_weight, y)
+            sample_weight = sample_weight * xp.asarray(reweighting, dtype=X.dtype)
+        return X, y, sample_weight, Y
+
+    def _store_classes(self, family: str) -> None:
+        """``classes_`` in the training input's family (NumPy for labels a
+        device cannot hold)."""
+        classes = self._label_binarizer.classes_
+        if family != "host" and classes.dtype.kind in "biuf":
+            classes = to_family(classes, family)
+        self.classes_ = classes
+
+    def _decision_xp(self, X, xp: ModuleType):
+        check_is_fitted(self)
+        X = validate_data(
+            self,
+            X,
+            xp=xp,
+            reset=False,
+            accept_sparse=_ACCEPT_SPARSE,
+            dtype=NUMERIC_FLOAT,
+        )
+        coef = self._fitted("coef_", xp)
+        intercept = self._fitted("intercept_", xp)
+        scores = X @ (coef.T if coef.ndim == 2 else coef) + intercept
+        if scores.ndim > 1 and scores.shape[1] == 1:
+            scores = scores.reshape(-1)
+        return scores
+
+    def decision_function(self, X):
+        """Predict confidence scores for samples.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Signed distances to the hyperplanes (one column for a binary
+            problem), NumPy or CuPy like ``X``.
+        """
+        family = input_family(X)
+        return to_output(
+            to_family(self._decision_xp(X, compute_namespace()), family), X
+        )
+
+    def predict(self, X):
+        """Predict class labels for samples in ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Predicted labels (an indicator matrix for multi-label targets),
+            NumPy or CuPy like ``X`` (NumPy for labels a device cannot hold).
+        """
+        check_is_fitted(self, attributes=["_label_binarizer"])
+        xp = compute_namespace()
+        family = input_family(X)
+        scores = self._decision_xp(X, xp)
+        binarizer = self._label_binarizer
+        if binarizer.y_type_.startswith("multilabel"):
+            if binarizer.sparse_input_:
+                signs = 2.0 * (to_host(scores) > 0) - 1.0
+                return binarizer.inverse_transform(signs)
+            return to_output(to_family((scores > 0).astype(xp.int64), family), X)
+        if scores.ndim == 1:
+            indices = (scores > 0).astype(xp.int64)
+        else:
+            indices = xp.argmax(scores, axis=1)
+        classes = self.classes_
+        if classes.dtype.kind not in "biuf":  # strings or objects: the host
+            return classes[to_host(indices)]
+        return to_output(to_family(self._fitted("classes_", xp)[indices], family), X)
+
+    def _get_scorer_instance(self):
+        """The scorer of ``score`` (accuracy), for routing ``sample_weight``."""
+        return get_scorer("accuracy")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        return tags
+
+
+class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
+    """Classifier using Ridge regression, on the GPU or the CPU.
+
+    A drop-in replacement for :class:`sklearn.linear_model.RidgeClassifier`:
+    the labels become ``{-1, 1}`` targets (one column per class, one column
+    for two classes) fitted by gpuml's :class:`Ridge`; the predicted class is
+    that of the largest decision value (its sign for two classes).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Regularization strength, a non-negative float.
+    fit_intercept : bool, default=True
+        Whether to fit the intercept.
+    copy_X : bool, default=True
+        If False, X may be overwritten.
+    max_iter : int, default=None
+        Maximum iterations of the ``"sparse_cg"`` solver.
+    tol : float, default=1e-4
+        Relative residual at which ``"sparse_cg"`` stops.
+    class_weight : dict or "balanced", default=None
+        Weights of the classes, as sample weights (``"balanced"``:
+        ``n_samples / (n_classes * np.bincount(y))``).
+    solver : {"auto", "cholesky", "svd", "sparse_cg"}, default="auto"
+        gpuml's :class:`Ridge` solvers (scikit-learn's ``"lsqr"``, ``"sag"``,
+        ``"saga"`` and ``"lbfgs"`` are not available).
+    positive : bool, default=False
+        Only ``False`` is supported.
+    random_state : int, RandomState instance or None, default=None
+        Accepted for compatibility.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
+        Coefficients (one row per class; a vector for two classes).
+    intercept_ : float or ndarray of shape (n_targets,)
+        Independent terms; 0.0 when ``fit_intercept=False``.
+    n_iter_ : None or ndarray of shape (n_targets,)
+        Iterations of ``"sparse_cg"``; None for the direct solvers.
+    solver_ : str
+        The solver used.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Feature names seen during fit, when X had string column names.
+
+    See Also
+    --------
+    RidgeClassifierCV : Ridge classifier with built-in cross-validation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import RidgeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 4))
+    >>> y = np.where(X[:, 0] + X[:, 1] > 0, "yes", "no")
+    >>> clf = RidgeClassifier().fit(X, y)
+    >>> clf.classes_
+    array(['no', 'yes'], dtype='<U3')
+    >>> round(clf.score(X, y), 2)
+    0.96
+    """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in Ridge._parameter_constraints.items() if k != "engine"},
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+    }
+
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        fit_intercept=True,
+        copy_X=True,
+        max_iter=None,
+        tol=1e-4,
+        class_weight=None,
+        solver="auto",
+        positive=False,
+        random_state=None,
+    ):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
+        self.max_iter = max_iter
+        self.tol = tol
+        self.class_weight = class_weight
+        self.solver = solver
+        self.positive = positive
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the ridge classifier.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (host or device family).
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels (an indicator matrix for multi-label targets).
+        sample_weight : float or array-like of shape (n_samples,), default=None
+            Individual weights for each sample.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        validate_estimator_params(self)
+        self._reset_device_cache()
+        xp = compute_namespace()
+        family = input_family(X)
+        X, y, sample_weight, Y = self._prepare_data(X, y, sample_weight, xp)
+        params = {
+            name: getattr(self, name)
+            for name in Ridge._parameter_constraints
+            if name != "engine"
+        }
+        ridge = Ridge(**params).fit(X, Y, sample_weight=sample_weight)
+        self.coef_ = to_family(ridge.coef_, family)
+        self.intercept_ = _intercept(ridge, family)
+        self.n_iter_ = ridge.n_iter_
+        self.solver_ = ridge.solver_
+        self._store_classes(family)
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.solver != "svd"
+        return tags
+
+
+class RidgeClassifierCV(_RidgeClassifierMixin, _BaseRidgeCV):
+    """Ridge classifier with built-in cross-validation, on the GPU or the CPU.
+
+    A drop-in replacement for :class:`sklearn.linear_model.RidgeClassifierCV`.
+    By default the penalty is chosen by efficient leave-one-out
+    cross-validation of the ``{-1, 1}`` targets (one decomposition for all
+    alphas, as :class:`RidgeCV`); with ``cv`` given, by a
+    :class:`gpuml.model_selection.GridSearchCV` of :class:`RidgeClassifier`.
+
+    Parameters
+    ----------
+    alphas : array-like of shape (n_alphas,), default=(0.1, 1.0, 10.0)
+        Alpha values to try; strictly positive for the leave-one-out.
+    fit_intercept : bool, default=True
+        Whether to fit the intercept.
+    scoring : str, callable, default=None
+        The score to maximise. None: the negative mean squared error of the
+        leave-one-out targets (``cv=None``), accuracy otherwise.
+    cv : int, cross-validation generator or an iterable, default=None
+        None: efficient leave-one-out; else the search's splits.
+    class_weight : dict or "balanced", default=None
+        Weights of the classes, as sample weights.
+    store_cv_results : bool, default=False
+        Whether to keep each alpha's leave-one-out values in
+        ``cv_results_`` (``cv=None`` only).
+
+    Attributes
+    ----------
+    cv_results_ : ndarray of shape (n_samples, n_targets, n_alphas)
+        Squared leave-one-out errors (``scoring=None``) or leave-one-out
+        decision values, when ``store_cv_results=True``.
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        Coefficients (a vector for two classes).
+    intercept_ : float or ndarray of shape (n_targets,)
+        Independent terms; 0.0 when ``fit_intercept=False``.
+    alpha_ : float
+        The chosen penalty.
+    best_score_ : float
+        The score of the chosen penalty.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Feature names seen during fit, when X had string column names.
+
+    See Also
+    --------
+    RidgeClassifier : Ridge classifier with a given penalty.
+    RidgeCV : Ridge regression with built-in cross-validation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.linear_model import RidgeClassifierCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 4))
+    >>> y = np.digitize(X[:, 0] - X[:, 2], [-0.5, 0.5])
+    >>> clf = RidgeClassifierCV(alphas=[0.1, 1.0, 10.0]).fit(X, y)
+    >>> clf.classes_
+    array([0, 1, 2])
+    >>> clf.alpha_
+    10.0
+    """
+
+    _parameter_constraints: dict = {
+        **{
+            k: v
+            for k, v in _BaseRidgeCV._parameter_constraints.items()
+            if k not in ("gcv_mode", "alpha_per_target")
+        },
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+    }
+
+    def __init__(
+        self,
+        alphas=(0.1, 1.0, 10.0),
+        *,
+        fit_intercept=True,
+        scoring=None,
+        cv=None,
+        class_weight=None,
+        store_cv_results=False,
+    ):
+        self.alphas = alphas
+        self.fit_intercept = fit_intercept
+        self.scoring = scoring
+        self.cv = cv
+        self.class_weight = class_weight
+        self.store_cv_results = store_cv_results
+
+    def fit(self, X, y, sample_weight=None, **params):
+        """Fit the ridge classifier, choosing its alpha by cross-validation.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (host or device family).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : float or array-like of shape (n_samples,), default=None
+            Individual weights for each sample.
+        **params : dict
+            Metadata for the scorer (with metadata routing enabled).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        validate_estimator_params(self)
+        raise_for_params(params, self, "fit")
+        check_alphas(self.alphas, strict=self.cv is None)
+        self._reset_device_cache()
+        xp = compute_namespace()
+        family = input_family(X)
+        original_dtype = floating_dtype(X)
+        X, y, sample_weight, Y = self._prepare_data(X, y, sample_weight, xp)
+        if self.cv is None:
+            self._fit_validated(
+                X,
+                Y,
+                sample_weight,
+                params,
+                family=family,
+                original_dtype=original_dtype,
+                xp=xp,
+                is_clf=True,
+            )
+        else:
+            classifier = RidgeClassifier(
+                fit_intercept=self.fit_intercept, solver=_solver_for(X)
+            )
+            self._fit_search(X, y, sample_weight, params, classifier, family)
+        self._store_classes(family)
+        return self
