@@ -44,7 +44,7 @@ from types import ModuleType
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, metadata_routing
 from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import (
@@ -868,6 +868,9 @@ class ElasticNet(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimat
     >>> round(float(model.intercept_), 1)
     0.5
     """
+
+    # check_input is no metadata to route (as in scikit-learn)
+    __metadata_request__fit = {"check_input": metadata_routing.UNUSED}
 
     _parameter_constraints: dict = {
         "alpha": [Interval(Real, 0, None, closed="left")],
