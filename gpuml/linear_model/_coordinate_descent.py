@@ -27,7 +27,9 @@ The operators are written on the array namespace ``xp`` (NumPy or CuPy).
 Per sweep the coordinates are visited in a Python loop, each a few
 vectorised operations across the candidates (no transfer to the host);
 candidates that have converged leave the batch at the next gap check, the
-only place where the host reads device values.
+only place where the host reads device values. On the GPU a cyclic sweep on
+a Gram matrix or on dense residuals is instead one launch of a kernel of
+``gpuml/_cuda/enet.cu`` (a block per candidate, the same updates).
 
 ``selection="random"`` draws coordinates with scikit-learn's own generator
 (its xorshift, seeded as it seeds it), so random fits match scikit-learn's
