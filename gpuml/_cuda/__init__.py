@@ -92,7 +92,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "linear": tuple(f"binary_logistic_terms<{t}>" for t in _FLOAT_TYPES),
     # Lasso and ElasticNet: whole coordinate-descent sweeps (on demand).
-    "enet": tuple(f"enet_gram_sweep<{t}>" for t in _FLOAT_TYPES),
+    "enet": tuple(
+        f"{name}<{t}>"
+        for name in ("enet_gram_sweep", "enet_dense_sweep")
+        for t in _FLOAT_TYPES
+    ),
     "metrics": (
         *(
             f"squared_error_partials<{t}, {u}>"

@@ -27,7 +27,9 @@ The operators are written on the array namespace ``xp`` (NumPy or CuPy).
 Per sweep the coordinates are visited in a Python loop, each a few
 vectorised operations across the candidates (no transfer to the host);
 candidates that have converged leave the batch at the next gap check, the
-only place where the host reads device values.
+only place where the host reads device values. On the GPU a cyclic sweep on
+a Gram matrix or on dense residuals is instead one launch of a kernel of
+``gpuml/_cuda/enet.cu`` (a block per candidate, the same updates).
 
 ``selection="random"`` draws coordinates with scikit-learn's own generator
 (its xorshift, seeded as it seeds it), so random fits match scikit-learn's
@@ -44,7 +46,7 @@ from types import ModuleType
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, metadata_routing
 from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import (
@@ -269,7 +271,7 @@ class _SparseOps:
         out = _SparseOps.__new__(_SparseOps)
         for name in ("X", "mean", "sw", "xp", "center", "indptr", "norm2", "columns"):
             setattr(out, name, getattr(self, name))
-        out.Y, out.Yw, out.y_norm2 = self.Y[:, keep], self.Yw[:, keep], None
+        out.Y, out.Yw = self.Y[:, keep], self.Yw[:, keep]
         out.y_norm2 = self.y_norm2[keep]
         if hasattr(self, "R"):
             out.R, out.R_sum = self.R[:, keep], self.R_sum[keep]
@@ -459,46 +461,54 @@ class _WorkingSet:
         self.denominators = self.denominators[:, keep]
 
 
-#: Whether cyclic sweeps on a Gram matrix run as one CUDA kernel per sweep
-#: on the GPU (``gpuml/_cuda/enet.cu``) rather than a few CuPy operations
-#: per coordinate; the tests compare the two.
+#: Whether cyclic sweeps on a Gram matrix or on dense residuals run as one
+#: CUDA kernel launch per sweep on the GPU (``gpuml/_cuda/enet.cu``) rather
+#: than a few CuPy operations per coordinate; the tests compare the two.
 SWEEP_KERNEL = True
-_THREADS = 128
+_GRAM_THREADS = 128
+_DENSE_THREADS = 256  # ENET_THREADS of enet.cu
 
 
 def _sweep_kernel(ops, W, xp: ModuleType) -> bool:
-    return SWEEP_KERNEL and xp is not np and ops.gram and W.dtype in FLOAT_DTYPES
+    return (
+        SWEEP_KERNEL
+        and xp is not np
+        and isinstance(ops, (_GramOps, _DenseOps))
+        and W.dtype in FLOAT_DTYPES
+    )
 
 
-def _gram_sweep(ops, W, l1, l2, excluded, skip, positive: bool):
-    """One cyclic sweep of every working candidate on the Gram matrix, by
-    one launch of ``enet_gram_sweep`` (a block per candidate): ``W`` and
-    ``ops.Qw`` are updated in place; returns each candidate's largest
-    update and largest coefficient, as the per-coordinate loop does."""
+def _kernel_sweep(ops, W, l1, l2, excluded, skip, positive: bool):
+    """One cyclic sweep of every working candidate by one kernel launch (a
+    block per candidate): ``W`` and the operator's state (``Qw`` or ``R``)
+    are updated in place; returns each candidate's largest update and
+    largest coefficient, as the per-coordinate loop does."""
     from gpuml import _cuda
 
     cupy = namespace_of(W)
     n_features, k = W.shape
-    ops.Qw = cupy.ascontiguousarray(ops.Qw)
+    t = _cuda.ctype(W.dtype)
     d_w_max = cupy.empty(k, dtype=W.dtype)
     w_max = cupy.empty(k, dtype=W.dtype)
-    args = (
-        ops.G,
-        ops.B,
-        ops.Qw,
+    common = (
         W,
         cupy.ascontiguousarray(l1),
         cupy.ascontiguousarray(l2),
         cupy.ascontiguousarray(excluded).view(cupy.uint8),
         cupy.asarray(skip.astype(np.uint8)),
-        np.int64(n_features),
-        np.int64(k),
-        np.int32(positive),
-        d_w_max,
-        w_max,
     )
-    name = f"enet_gram_sweep<{_cuda.ctype(W.dtype)}>"
-    _cuda.kernel("enet", name)((k,), (_THREADS,), args)
+    tail = (np.int32(positive), d_w_max, w_max)
+    if ops.gram:
+        ops.Qw = cupy.ascontiguousarray(ops.Qw)
+        args = (ops.G, ops.B, ops.Qw, *common, np.int64(n_features), np.int64(k))
+        kernel, threads = f"enet_gram_sweep<{t}>", _GRAM_THREADS
+    else:
+        ops.R = cupy.ascontiguousarray(ops.R)
+        norm2 = cupy.ascontiguousarray(ops.norm2)
+        sizes = (np.int64(ops.R.shape[0]), np.int64(n_features), np.int64(k))
+        args = (ops.XT, norm2, ops.R, *common, *sizes)
+        kernel, threads = f"enet_dense_sweep<{t}>", _DENSE_THREADS
+    _cuda.kernel("enet", kernel)((k,), (threads,), (*args, *tail))
     return d_w_max, w_max
 
 
@@ -549,7 +559,7 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
             W_old = None
         if seed is None and _sweep_kernel(ops, W, xp):
             ws.W = W = xp.ascontiguousarray(W)  # updated in place by the kernel
-            d_w_max, w_max = _gram_sweep(ops, W, l1, ws.l2, excluded, skip, positive)
+            d_w_max, w_max = _kernel_sweep(ops, W, l1, ws.l2, excluded, skip, positive)
             order = ()  # the sweep is done
             W_old = None
         elif seed is None:
@@ -611,10 +621,6 @@ class _EnetData:
     def __init__(self, kind, X, Y, X_offset, y_offset, sw, xp, G=None, Xy=None):
         self.kind, self.X, self.Y, self.sw, self.xp = kind, X, Y, sw, xp
         self.X_offset, self.y_offset, self.G, self.Xy = X_offset, y_offset, G, Xy
-
-    @property
-    def n_samples(self) -> int:
-        return self.X.shape[0]
 
     def ops(self, targets):
         """The operator for candidates whose targets are the columns
@@ -868,6 +874,9 @@ class ElasticNet(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimat
     >>> round(float(model.intercept_), 1)
     0.5
     """
+
+    # check_input is no metadata to route (as in scikit-learn)
+    __metadata_request__fit = {"check_input": metadata_routing.UNUSED}
 
     _parameter_constraints: dict = {
         "alpha": [Interval(Real, 0, None, closed="left")],
