@@ -433,14 +433,14 @@ class LinearRegression(
             multi_output=True,
             y_numeric=True,
         )
-        if is_sparse(y):
-            raise TypeError(_SPARSE_Y)
         if sample_weight is not None:
             sample_weight = check_sample_weight(
                 sample_weight, X.shape[0], xp=xp, dtype=X.dtype
             )
             if has_negative(sample_weight, xp):
                 raise ValueError(_NEGATIVE_WEIGHTS)
+        if is_sparse(y):  # after the weights, as in scikit-learn
+            raise TypeError(_SPARSE_Y)
         solver = _resolve_solver(positive=self.positive, sparse=is_sparse(X))
         # Data copied across the bus is a fresh buffer and may be centred in
         # place; so may a copy made here.
