@@ -76,7 +76,7 @@ from gpuml.linear_model._ridge_problem import (
     _dense_targets,
     _make_problem,
 )
-from gpuml.metrics import check_scoring, get_scorer, get_scorer_names
+from gpuml.metrics import Scorer, check_scoring, get_scorer, get_scorer_names
 
 # Largest number of leave-one-out errors (alphas x samples x targets) held
 # at once; more alphas are taken in chunks.
@@ -309,6 +309,15 @@ def fit_gcv(
     store = estimator.store_cv_results
     results = [] if store else None
     scores = []
+    # A gpuml scorer of predictions scores many alphas' at once (one
+    # transfer per chunk rather than one per alpha).
+    batched = (
+        isinstance(scorer, Scorer)
+        and scorer.batched
+        and scorer._response_method == "predict"
+        and not is_clf
+        and y.ndim == 1
+    )
     chunk = max(1, _MAX_LOO_VALUES // max(1, n_samples * Y.shape[1]))
     for start in range(0, n_alphas, chunk):
         stop = min(start + chunk, n_alphas)
@@ -330,6 +339,15 @@ def fit_gcv(
         predictions += problem.y_offset[None, None, :]
         if store:
             results.append(predictions)
+        if batched:  # all alphas of the chunk in one reduction
+            scores.extend(
+                to_host(
+                    scorer.score_predictions(
+                        unscaled_y, predictions[:, :, 0], **score_params
+                    )
+                ).tolist()
+            )
+            continue
         for prediction in predictions:
             scores.append(
                 _score(
