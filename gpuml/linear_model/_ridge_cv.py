@@ -164,6 +164,7 @@ class _Decomposition:
             self.V = Vt.T
             self.g = 0.0 if n_samples <= n_features else 1.0
         self.B = B
+        self.B2 = B * B  # for the diagonals of B diag(f) Bᵀ
         self.By = B.T @ problem.y
         self.Bs = B.T @ sqrt_sw
 
@@ -216,7 +217,7 @@ def _loo_errors(decomposition, alphas, y, sqrt_sw, fit_intercept, xp):
     B, g = decomposition.B, decomposition.g
     F = decomposition.weights(alphas)  # (a, k)
     alpha_c = B @ (F[:, :, None] * decomposition.By[None]) + g * y[None]
-    alpha_d = (B * B) @ F.T + g  # (n, a)
+    alpha_d = decomposition.B2 @ F.T + g  # (n, a)
     if fit_intercept:
         sw_sum = sqrt_sw @ sqrt_sw
         Ginv_sqrt_sw = B @ (F * decomposition.Bs[None, :]).T + g * sqrt_sw[:, None]
