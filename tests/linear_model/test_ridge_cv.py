@@ -465,3 +465,39 @@ def test_ridge_cv_pickles(rng):
         model.predict(X)
         clone = pickle.loads(pickle.dumps(model))
         np.testing.assert_array_equal(clone.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("scoring", [None, "roc_auc", "f1_macro"])
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "strings"])
+def test_ridge_classifier_batched_search(backend, rng, kind, scoring, monkeypatch):
+    """A gpuml search fits RidgeClassifier's alphas as one batch per fold,
+    with scikit-learn's search's scores."""
+    from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+
+    from gpuml.model_selection import GridSearchCV
+
+    if kind != "binary" and scoring == "roc_auc":
+        scoring = "accuracy"
+    X, y = _clf_data(rng, kind, (60, 5))
+    grid = {"alpha": [0.01, 1.0, 100.0]}
+    class_weight = {y[0]: 2.0}
+    expected = SkGridSearchCV(
+        sk.RidgeClassifier(class_weight=class_weight), grid, cv=3, scoring=scoring
+    ).fit(X, y)
+    fits = []
+    original_fit = RidgeClassifier.fit
+    monkeypatch.setattr(
+        RidgeClassifier,
+        "fit",
+        lambda self, *a, **k: fits.append(1) or original_fit(self, *a, **k),
+    )
+    search = GridSearchCV(
+        RidgeClassifier(class_weight=class_weight), grid, cv=3, scoring=scoring
+    ).fit(backend.asarray(X), _as_labels(backend, y))
+    assert len(fits) == 1  # the refit only
+    np.testing.assert_allclose(
+        search.cv_results_["mean_test_score"],
+        expected.cv_results_["mean_test_score"],
+        rtol=RTOL,
+    )
+    assert search.best_params_ == expected.best_params_
