@@ -23,6 +23,7 @@ from gpuml._array import (
     compute_namespace,
     input_family,
     is_sparse,
+    namespace_of,
     to_family,
     to_host,
     to_namespace,
@@ -35,7 +36,7 @@ from gpuml._validation import (
     check_sample_weight,
     validate_data,
 )
-from gpuml.base import DeviceCacheMixin
+from gpuml.base import BatchUnsupported, DeviceCacheMixin
 from gpuml.linear_model._ridge import Ridge
 from gpuml.linear_model._ridge_cv import (
     _BaseRidgeCV,
@@ -306,6 +307,86 @@ class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.solver != "svd"
         return tags
+
+    # -- the batched-candidates protocol of gpuml.model_selection ----------
+
+    def _batch_params(self) -> frozenset:
+        """``{"alpha"}``: all alphas of a fold from one factorisation, as
+        Ridge's; none for ``"sparse_cg"`` and for balanced class weights
+        (which depend on each fold's labels)."""
+        if self.solver == "sparse_cg" or self.class_weight == "balanced":
+            return frozenset()
+        return frozenset({"alpha"})
+
+    def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
+        """Fit one classifier per ``alpha`` of ``param_sets`` on each fold.
+
+        The labels are binarised once, on the whole data: a fold that holds
+        every class gets the columns its own fit would (multi-label targets,
+        and folds that lack a class, are fitted one by one). Returns one
+        :class:`RidgeClassifierBatch` per fold.
+        """
+        validate_estimator_params(self)
+        if self.solver == "sparse_cg" or self.class_weight == "balanced":
+            raise BatchUnsupported("this RidgeClassifier fits one alpha at a time")
+        xp = compute_namespace()
+        host_y = to_host(y)
+        binarizer = LabelBinarizer(pos_label=1, neg_label=-1).fit(host_y)
+        if binarizer.y_type_ not in ("binary", "multiclass"):
+            raise BatchUnsupported("multi-label targets fit one alpha at a time")
+        host_y = column_or_1d(host_y)
+        classes = binarizer.classes_
+        for train in folds or ():
+            if np.unique(host_y[np.asarray(train)]).shape[0] != classes.shape[0]:
+                raise BatchUnsupported("a fold lacks a class")
+        Y = xp.asarray(binarizer.transform(host_y), dtype=xp.float64)
+        if self.class_weight:
+            weights = xp.asarray(compute_sample_weight(self.class_weight, host_y))
+            if sample_weight is not None:
+                weights = weights * xp.asarray(sample_weight)
+            sample_weight = weights
+        params = {
+            name: getattr(self, name)
+            for name in Ridge._parameter_constraints
+            if name != "engine"
+        }
+        batches = Ridge(**params)._fit_batch(
+            X, Y, param_sets, folds=folds, sample_weight=sample_weight
+        )
+        if classes.dtype.kind in "biuf":
+            classes = xp.asarray(classes)
+        return (RidgeClassifierBatch(batch, classes) for batch in batches)
+
+
+class RidgeClassifierBatch:
+    """``k`` fitted ridge classifiers (one per alpha) sharing one fold.
+
+    Responses stack the candidates on a leading axis: ``decision_function``
+    gives (k, n) for two classes and (k, n, n_classes) otherwise;
+    ``predict`` (k, n) labels.
+    """
+
+    def __init__(self, batch, classes):
+        self.batch = batch  # a RidgeBatch of the {-1, 1} targets
+        self.classes_ = classes
+
+    def __len__(self) -> int:
+        return len(self.batch)
+
+    def decision_function(self, X):
+        scores = self.batch.predict(X)  # (k, n, n_columns)
+        return scores[:, :, 0] if scores.shape[2] == 1 else scores
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        xp = namespace_of(scores)
+        if scores.ndim == 2:
+            indices = (scores > 0).astype(xp.int64)
+        else:
+            indices = scores.argmax(axis=2)
+        if namespace_of(self.classes_) is xp:
+            return self.classes_[indices]
+        return self.classes_[to_host(indices)]  # labels a device cannot hold
 
 
 class RidgeClassifierCV(_RidgeClassifierMixin, _BaseRidgeCV):

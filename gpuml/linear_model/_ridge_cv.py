@@ -76,7 +76,7 @@ from gpuml.linear_model._ridge_problem import (
     _dense_targets,
     _make_problem,
 )
-from gpuml.metrics import check_scoring, get_scorer, get_scorer_names
+from gpuml.metrics import Scorer, check_scoring, get_scorer, get_scorer_names
 
 # Largest number of leave-one-out errors (alphas x samples x targets) held
 # at once; more alphas are taken in chunks.
@@ -164,6 +164,7 @@ class _Decomposition:
             self.V = Vt.T
             self.g = 0.0 if n_samples <= n_features else 1.0
         self.B = B
+        self.B2 = B * B  # for the diagonals of B diag(f) Bᵀ
         self.By = B.T @ problem.y
         self.Bs = B.T @ sqrt_sw
 
@@ -216,7 +217,7 @@ def _loo_errors(decomposition, alphas, y, sqrt_sw, fit_intercept, xp):
     B, g = decomposition.B, decomposition.g
     F = decomposition.weights(alphas)  # (a, k)
     alpha_c = B @ (F[:, :, None] * decomposition.By[None]) + g * y[None]
-    alpha_d = (B * B) @ F.T + g  # (n, a)
+    alpha_d = decomposition.B2 @ F.T + g  # (n, a)
     if fit_intercept:
         sw_sum = sqrt_sw @ sqrt_sw
         Ginv_sqrt_sw = B @ (F * decomposition.Bs[None, :]).T + g * sqrt_sw[:, None]
@@ -309,6 +310,15 @@ def fit_gcv(
     store = estimator.store_cv_results
     results = [] if store else None
     scores = []
+    # A gpuml scorer of predictions scores many alphas' at once (one
+    # transfer per chunk rather than one per alpha).
+    batched = (
+        isinstance(scorer, Scorer)
+        and scorer.batched
+        and scorer._response_method == "predict"
+        and not is_clf
+        and y.ndim == 1
+    )
     chunk = max(1, _MAX_LOO_VALUES // max(1, n_samples * Y.shape[1]))
     for start in range(0, n_alphas, chunk):
         stop = min(start + chunk, n_alphas)
@@ -330,6 +340,15 @@ def fit_gcv(
         predictions += problem.y_offset[None, None, :]
         if store:
             results.append(predictions)
+        if batched:  # all alphas of the chunk in one reduction
+            scores.extend(
+                to_host(
+                    scorer.score_predictions(
+                        unscaled_y, predictions[:, :, 0], **score_params
+                    )
+                ).tolist()
+            )
+            continue
         for prediction in predictions:
             scores.append(
                 _score(
