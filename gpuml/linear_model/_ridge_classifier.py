@@ -17,7 +17,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+)
 
 from gpuml._array import (
     compute_namespace,
@@ -34,6 +38,7 @@ from gpuml._validation import (
     FLOAT_DTYPES,
     NUMERIC_FLOAT,
     check_sample_weight,
+    check_y,
     validate_data,
 )
 from gpuml.base import BatchUnsupported, DeviceCacheMixin
@@ -60,17 +65,13 @@ class _RidgeClassifierMixin(ClassifierMixin):
         Returns ``X``, the host labels ``y``, the weights (with the class
         weights; ones when none are given) and the targets ``Y`` in ``xp``.
         """
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            xp=xp,
-            accept_sparse=_ACCEPT_SPARSE,
-            dtype=FLOAT_DTYPES,
-            multi_output=True,
-            y_numeric=False,
+        # the labels stay on the host (a device cannot hold strings): X into
+        # xp, then y, in scikit-learn's order of checks
+        X = validate_data(
+            self, X, xp=xp, accept_sparse=_ACCEPT_SPARSE, dtype=FLOAT_DTYPES
         )
-        y = to_host(y)
+        y = to_host(check_y(y, xp=np, multi_output=True, estimator=self))
+        check_consistent_length(X, y)
         self._label_binarizer = LabelBinarizer(pos_label=1, neg_label=-1)
         Y = self._label_binarizer.fit_transform(y)
         if is_sparse(Y):
@@ -163,6 +164,13 @@ class _RidgeClassifierMixin(ClassifierMixin):
         if classes.dtype.kind not in "biuf":  # strings or objects: the host
             return classes[to_host(indices)]
         return to_output(to_family(self._fitted("classes_", xp)[indices], family), X)
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on the given test data and labels (gpuml's
+        ``accuracy_score``: on the device for device predictions)."""
+        from gpuml.metrics import accuracy_score
+
+        return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
 
     def _get_scorer_instance(self):
         """The scorer of ``score`` (accuracy), for routing ``sample_weight``."""
