@@ -530,6 +530,8 @@ class RidgeClassifierCV(_RidgeClassifierMixin, _BaseRidgeCV):
             classifier = RidgeClassifier(
                 fit_intercept=self.fit_intercept, solver=_solver_for(X)
             )
-            self._fit_search(X, y, sample_weight, params, classifier, family)
+            # the weights on the host, as the labels are: the search's scorer
+            # compares host labels (strings, perhaps) and takes these weights
+            self._fit_search(X, y, to_host(sample_weight), params, classifier, family)
         self._store_classes(family)
         return self
