@@ -1157,10 +1157,10 @@ class LogisticRegression(
         """Convert ``coef_`` to a sparse (CSR) matrix, as scikit-learn's
         ``SparseCoefMixin`` does.
 
-        A host fit's ``coef_`` becomes SciPy's CSR (``csr_array``, or
-        ``csr_matrix`` under scikit-learn's ``sparse_interface="spmatrix"``),
-        a device fit's a cupyx ``csr_matrix`` (fitted attributes stay in the
-        family of the training input); ``intercept_`` is not converted.
+        A host fit's ``coef_`` becomes SciPy's CSR matrix (a ``csr_array``
+        under scikit-learn's ``sparse_interface="sparray"``), a device fit's
+        a cupyx ``csr_matrix`` (fitted attributes stay in the family of the
+        training input); ``intercept_`` is not converted.
         Predictions are unchanged: they multiply by the dense coefficients
         (``n_classes x n_features``, converted at each call), so sparsifying
         saves memory where the model is stored, not prediction time.
@@ -1175,7 +1175,7 @@ class LogisticRegression(
         )
         coef = self.coef_
         if namespace_of(coef) is np:
-            self.coef_ = align_sparse_output(sp.csr_array(coef))
+            self.coef_ = align_sparse_output(sp.csr_matrix(coef))
         elif not is_sparse(coef):
             self.coef_ = import_cupyx("scipy.sparse").csr_matrix(coef)
         return self
