@@ -25,6 +25,7 @@ from numbers import Integral, Real
 from types import ModuleType
 
 import numpy as np
+from scipy import sparse as sp
 from scipy import special
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -44,6 +45,7 @@ from gpuml._array import (
     to_namespace,
     to_output,
 )
+from gpuml._backend import import_cupyx
 from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._labels import encode_integer_labels
 from gpuml._sklearn_compat import (
@@ -51,6 +53,7 @@ from gpuml._sklearn_compat import (
     Hidden,
     Interval,
     StrOptions,
+    align_sparse_output,
     check_y_host,
     fit_context,
     init_callback_context,
@@ -620,6 +623,12 @@ def _fit_together(xp, n_union, n_columns, row_work) -> bool:
     return 4 * 8 * n_union * n_columns <= free / 4
 
 
+def _warn(message: str, category=UserWarning) -> None:
+    """A warning of ``fit`` (or of the search's batched fit), attributed to
+    the caller of ``fit`` (under its decorator), as scikit-learn's are."""
+    warnings.warn(message, category, stacklevel=5)
+
+
 class _IterationTasks:
     """scikit-learn's ``"lbfgs-iter"`` callback tasks of one fit.
 
@@ -741,7 +750,12 @@ class LogisticRegression(
     """
 
     _parameter_constraints: dict = {
-        "penalty": [StrOptions({"l2"}), None, Hidden(StrOptions({"deprecated"}))],
+        # scikit-learn's options: "l1" and "elasticnet" raise its error in fit
+        "penalty": [
+            StrOptions({"l1", "l2", "elasticnet"}),
+            None,
+            Hidden(StrOptions({"deprecated"})),
+        ],
         "C": [Interval(Real, 0, None, closed="right")],
         "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
         "dual": ["boolean"],
@@ -793,11 +807,55 @@ class LogisticRegression(
         self.n_jobs = n_jobs
         self.engine = engine
 
+    if hasattr(CallbackSupportMixin, "set_callbacks"):  # scikit-learn >= 1.9
+
+        def set_callbacks(self, *callbacks):
+            """Set callbacks for the estimator (scikit-learn's method; as
+            scikit-learn's ``LogisticRegression``, it warns for a solver
+            other than ``"lbfgs"``, which gpuml's ``fit`` refuses anyway).
+
+            Parameters
+            ----------
+            *callbacks : callback instances
+                The callbacks to set.
+
+            Returns
+            -------
+            self : estimator instance
+                The estimator instance itself.
+            """
+            if self.solver != "lbfgs":
+                warnings.warn(
+                    f"Callbacks are only supported in {type(self).__name__} for"
+                    f" solver='lbfgs'. This estimator has solver='{self.solver}',"
+                    " callbacks will be ignored during the solving of the "
+                    "regression.",
+                    stacklevel=2,
+                )
+            return super().set_callbacks(*callbacks)
+
     def _check_options(self) -> None:
-        """scikit-learn's penalty rules and warnings; what gpuml supports
-        (the parameters are validated already)."""
-        if self.penalty != "deprecated":
-            warnings.warn(
+        """scikit-learn's penalty rules, warnings and errors, in its order;
+        what gpuml supports (the parameters are validated already)."""
+        if self.penalty == "deprecated":
+            # scikit-learn's reading of l1_ratio and C into a penalty
+            if self.l1_ratio == 0 or self.l1_ratio is None:
+                penalty = "l2"
+                if self.l1_ratio is None:
+                    _warn(
+                        "'l1_ratio=None' was deprecated in version 1.8 and will "
+                        "trigger an error in 1.10. Use 0<=l1_ratio<=1 instead.",
+                        FutureWarning,
+                    )
+            elif self.l1_ratio == 1:
+                penalty = "l1"
+            else:
+                penalty = "elasticnet"
+            if self.C == np.inf:
+                penalty = None
+        else:
+            penalty = self.penalty
+            _warn(
                 "'penalty' was deprecated in version 1.8 and will be removed in"
                 " 1.10. To avoid this warning, leave 'penalty' set to its default"
                 " value and use 'l1_ratio' or 'C' instead."
@@ -806,18 +864,16 @@ class LogisticRegression(
                 " l1_ratio set to a float between 0 and 1 instead of"
                 " penalty='elasticnet', and C=np.inf instead of penalty=None.",
                 FutureWarning,
-                stacklevel=4,  # the caller of fit (under its decorator)
             )
-        if self.l1_ratio is None:
-            warnings.warn(
-                "'l1_ratio=None' was deprecated in version 1.8 and will "
-                "trigger an error in 1.10. Use 0<=l1_ratio<=1 instead.",
-                FutureWarning,
-                stacklevel=4,  # the caller of fit (under its decorator)
+        if penalty not in ("l2", None):
+            given = (
+                f"l1_ratio={self.l1_ratio}"
+                if self.penalty == "deprecated"
+                else f"penalty={self.penalty!r}"
             )
-        elif self.l1_ratio > 0 and self.penalty is not None:
             raise ValueError(
-                f"l1_ratio={self.l1_ratio} (an L1 or elastic-net penalty) is not "
+                f"Solver {self.solver} supports only 'l2' or None penalties, got "
+                f"{penalty} penalty. {given} (an L1 or elastic-net penalty) is not "
                 "supported by gpuml's LogisticRegression, which fits the L2 "
                 "penalty (l1_ratio=0) or no penalty (C=np.inf). Use "
                 "sklearn.linear_model.LogisticRegression(solver='saga') for L1 "
@@ -825,12 +881,24 @@ class LogisticRegression(
             )
         if self.dual:
             raise ValueError("Solver lbfgs supports only dual=False, got dual=True")
+        if self.l1_ratio is not None and 0 < self.l1_ratio < 1:
+            _warn(
+                "l1_ratio parameter is only used when penalty is 'elasticnet'. "
+                f"Got (penalty={penalty})"
+            )
+        if self.penalty == "l2" and self.l1_ratio != 0:
+            _warn(
+                f"Inconsistent values: penalty={self.penalty} with "
+                f"l1_ratio={self.l1_ratio}. penalty is deprecated. Please use "
+                "l1_ratio only."
+            )
+        if self.penalty is None and self.C != 1.0:  # not the default
+            _warn("Setting penalty=None will ignore the C and l1_ratio parameters")
         if self.n_jobs is not None:
-            warnings.warn(
+            _warn(
                 "'n_jobs' has no effect since 1.8 and will be removed in 1.10. "
                 f"You provided 'n_jobs={self.n_jobs}', please leave it unspecified.",
                 FutureWarning,
-                stacklevel=4,  # the caller of fit (under its decorator)
             )
 
     def _inverse_C(self, C) -> float:
@@ -1007,7 +1075,7 @@ class LogisticRegression(
 
     def _warm_start_params(self, classes, n_features, xp):
         rows = 1 if classes.shape[0] == 2 else int(classes.shape[0])
-        coef = to_namespace(self.coef_, xp).astype(xp.float64)
+        coef = _dense(to_namespace(self.coef_, xp)).astype(xp.float64)
         if coef.shape != (rows, n_features):
             raise ValueError(
                 f"Initialization coef is of shape {coef.shape}, expected shape "
@@ -1025,7 +1093,7 @@ class LogisticRegression(
         X = validate_data(
             self, X, xp=xp, reset=False, accept_sparse="csr", dtype=NUMERIC_FLOAT
         )
-        coef = self._fitted("coef_", xp)
+        coef = _dense(self._fitted("coef_", xp))  # dense again if sparsified
         intercept = self._fitted("intercept_", xp)
         scores = X @ coef.astype(X.dtype).T + intercept.astype(X.dtype)
         return scores[:, 0] if scores.shape[1] == 1 else scores
@@ -1068,6 +1136,64 @@ class LogisticRegression(
             (scores > 0).astype(xp.int64) if scores.ndim == 1 else scores.argmax(1)
         )
         return to_output(_labels(self.classes_, indices, family), X)
+
+    def _predict_proba_lr(self, X):
+        """One-vs-rest probabilities: the sigmoid of each decision value,
+        normalised over the classes (scikit-learn's ``LinearClassifierMixin``
+        method of this name, which its tests compare with the multinomial
+        ``predict_proba``)."""
+        family = input_family(X)
+        xp = compute_namespace()
+        prob = _expit(self._decision_xp(X, xp), xp)
+        if prob.ndim == 1:
+            return to_family(xp.stack([1 - prob, prob], axis=1), family)
+        total = prob.sum(axis=1, keepdims=True)
+        # all zero (every sigmoid underflowed): uniform, as scikit-learn
+        uniform = total == 0
+        prob = xp.where(uniform, 1.0, prob) / xp.where(uniform, prob.shape[1], total)
+        return to_family(prob, family)
+
+    def sparsify(self):
+        """Convert ``coef_`` to a sparse (CSR) matrix, as scikit-learn's
+        ``SparseCoefMixin`` does.
+
+        A host fit's ``coef_`` becomes SciPy's CSR matrix (a ``csr_array``
+        under scikit-learn's ``sparse_interface="sparray"``), a device fit's
+        a cupyx ``csr_matrix`` (fitted attributes stay in the family of the
+        training input); ``intercept_`` is not converted.
+        Predictions are unchanged: they multiply by the dense coefficients
+        (``n_classes x n_features``, converted at each call), so sparsifying
+        saves memory where the model is stored, not prediction time.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        check_is_fitted(
+            self, msg="Estimator, %(name)s, must be fitted before sparsifying."
+        )
+        coef = self.coef_
+        if namespace_of(coef) is np:
+            self.coef_ = align_sparse_output(sp.csr_matrix(coef))
+        elif not is_sparse(coef):
+            self.coef_ = import_cupyx("scipy.sparse").csr_matrix(coef)
+        return self
+
+    def densify(self):
+        """Convert a sparsified ``coef_`` back to a dense array (of its
+        family); a no-op when it is dense.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        check_is_fitted(
+            self, msg="Estimator, %(name)s, must be fitted before densifying."
+        )
+        self.coef_ = _dense(self.coef_)
+        return self
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy on the given test data and labels."""
@@ -1232,6 +1358,11 @@ class LogisticRegression(
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _dense(coef):
+    """``coef``, dense (a sparsified ``coef_`` converted back, in its family)."""
+    return coef.toarray() if is_sparse(coef) else coef
 
 
 def _probabilities(scores, xp, *, binary: bool):
