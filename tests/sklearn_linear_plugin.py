@@ -19,7 +19,7 @@ What is swapped, and what is not:
   scikit-learn's.
 - scikit-learn's own classes keep scikit-learn's internals: its private
   modules' globals are left alone, so a scikit-learn class that gpuml does
-  not replace (``LogisticRegressionCV``, or ``RidgeCV`` until gpuml has one)
+  not replace (``LogisticRegressionCV``, ``LassoCV``, ``ElasticNetCV``)
   builds scikit-learn's ``LogisticRegression``/``Ridge`` inside, with the
   solvers and private attributes it was written for, and
   ``_log_reg_scoring_path``'s scoring shell (a ``LogisticRegression`` whose
