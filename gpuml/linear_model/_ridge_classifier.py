@@ -24,6 +24,7 @@ from sklearn.utils.validation import (
 )
 
 from gpuml._array import (
+    HOST,
     compute_namespace,
     input_family,
     is_sparse,
@@ -170,7 +171,12 @@ class _RidgeClassifierMixin(ClassifierMixin):
         ``accuracy_score``: on the device for device predictions)."""
         from gpuml.metrics import accuracy_score
 
-        return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
+        y_pred = self.predict(X)
+        if sample_weight is not None and input_family(y_pred) == HOST:
+            # labels a device cannot hold (strings) are compared on the host,
+            # with the weights (a search keeps them on the device)
+            sample_weight = to_host(sample_weight)
+        return accuracy_score(y, y_pred, sample_weight=sample_weight)
 
     def _get_scorer_instance(self):
         """The scorer of ``score`` (accuracy), for routing ``sample_weight``."""
@@ -530,8 +536,6 @@ class RidgeClassifierCV(_RidgeClassifierMixin, _BaseRidgeCV):
             classifier = RidgeClassifier(
                 fit_intercept=self.fit_intercept, solver=_solver_for(X)
             )
-            # the weights on the host, as the labels are: the search's scorer
-            # compares host labels (strings, perhaps) and takes these weights
-            self._fit_search(X, y, to_host(sample_weight), params, classifier, family)
+            self._fit_search(X, y, sample_weight, params, classifier, family)
         self._store_classes(family)
         return self
