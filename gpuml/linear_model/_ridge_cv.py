@@ -252,7 +252,8 @@ class _IdentityClassifier(ClassifierMixin, BaseEstimator):
             indices = (y_predict > 0).astype(xp.int64)
         else:
             indices = xp.argmax(y_predict, axis=1)
-        return self.classes_[indices]
+        # classes_ stays on the host (scikit-learn's scorers read it)
+        return xp.asarray(self.classes_)[indices]
 
 
 def fit_gcv(
@@ -416,7 +417,7 @@ def _score(prediction, y, *, n_y, scorer, score_params, is_clf, per_target, xp):
     """One alpha's score of its leave-one-out predictions (scikit-learn's
     ``_RidgeGCV._score``)."""
     if is_clf:
-        identity = _IdentityClassifier(classes=xp.arange(n_y))
+        identity = _IdentityClassifier(classes=np.arange(n_y))
         return scorer(identity, prediction, xp.argmax(y, axis=1), **score_params)
     identity = _IdentityRegressor()
     if per_target:
