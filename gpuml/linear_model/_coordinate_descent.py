@@ -57,7 +57,6 @@ from gpuml._array import (
     to_family,
     to_host,
     to_namespace,
-    to_output,
 )
 from gpuml._linalg import sparse_module
 from gpuml._reductions import column_mean
@@ -76,7 +75,7 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.base import DeviceCacheMixin
-from gpuml.metrics._regression import r2_score
+from gpuml.linear_model._base import LinearRegressorMixin
 
 _ACCEPT_SPARSE = ("csr", "csc", "coo")
 # scikit-learn's generator for selection="random" (sklearn/utils/_random.pxd).
@@ -792,7 +791,13 @@ def fit_candidates(
 # --------------------------------------------------------------------------
 
 
-class ElasticNet(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
+class ElasticNet(
+    LinearRegressorMixin,
+    MultiOutputMixin,
+    RegressorMixin,
+    DeviceCacheMixin,
+    BaseEstimator,
+):
     """Linear regression with combined L1 and L2 priors, on the GPU or the CPU.
 
     A drop-in replacement for :class:`sklearn.linear_model.ElasticNet` (same
@@ -1158,42 +1163,6 @@ class ElasticNet(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimat
         if X.dtype != coef.dtype:
             X = X.astype(coef.dtype)
         return xp.asarray(X @ coef.T) + intercept
-
-    def predict(self, X):
-        """Predict using the linear model.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_targets)
-            Predicted values, NumPy or CuPy like ``X``.
-        """
-        family = input_family(X)
-        return to_output(to_family(self._predict_xp(X, compute_namespace()), family), X)
-
-    def score(self, X, y, sample_weight=None):
-        """Return the coefficient of determination R² of the prediction.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Test samples.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            True values for X.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-
-        Returns
-        -------
-        score : float
-            R² of ``self.predict(X)`` with respect to ``y``.
-        """
-        y_pred = self._predict_xp(X, compute_namespace())
-        return r2_score(y, y_pred, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -42,7 +42,6 @@ import numpy as np
 from scipy.optimize import nnls
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import (
     DEVICE,
@@ -52,12 +51,12 @@ from gpuml._array import (
     is_sparse,
     to_family,
     to_host,
-    to_output,
 )
 from gpuml._linalg import thin_svd
 from gpuml._sklearn_compat import Interval, validate_estimator_params
 from gpuml._validation import NUMERIC_FLOAT, check_sample_weight, validate_data
 from gpuml.base import DeviceCacheMixin
+from gpuml.linear_model._base import LinearRegressorMixin
 from gpuml.linear_model._ridge_moments import _HOST_SOLVE_MAX
 from gpuml.linear_model._ridge_problem import (
     _ACCEPT_SPARSE,
@@ -67,7 +66,6 @@ from gpuml.linear_model._ridge_problem import (
     check_finite_system,
     has_negative,
 )
-from gpuml.metrics._regression import r2_score
 
 # How often the GPU's LSQR asks the host whether every target has stopped.
 _CHECK_EVERY = 16
@@ -297,7 +295,11 @@ _SPARSE_Y = (
 
 
 class LinearRegression(
-    MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator
+    LinearRegressorMixin,
+    MultiOutputMixin,
+    RegressorMixin,
+    DeviceCacheMixin,
+    BaseEstimator,
 ):
     """Ordinary least squares linear regression, on the GPU or the CPU.
 
@@ -495,60 +497,6 @@ class LinearRegression(
             if family == HOST and intercept.ndim == 0:
                 intercept = intercept[()]
             self.intercept_ = intercept
-
-    def _predict_xp(self, X, xp: ModuleType):
-        """Predictions in the compute namespace ``xp``."""
-        check_is_fitted(self)
-        X = validate_data(
-            self,
-            X,
-            xp=xp,
-            reset=False,
-            accept_sparse=_ACCEPT_SPARSE,
-            dtype=NUMERIC_FLOAT,  # scikit-learn's predict refuses strings
-        )
-        coef = self._fitted("coef_", xp)
-        intercept = self._fitted("intercept_", xp)
-        return X @ coef.T + intercept
-
-    def predict(self, X):
-        """Predict using the linear model.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_targets)
-            Predicted values, NumPy or CuPy like ``X``.
-        """
-        family = input_family(X)
-        return to_output(to_family(self._predict_xp(X, compute_namespace()), family), X)
-
-    def score(self, X, y, sample_weight=None):
-        """Return the coefficient of determination R² of the prediction.
-
-        Computed in the compute namespace (on the GPU when one is used); only
-        the final float leaves the device.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Test samples.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            True values for X.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-
-        Returns
-        -------
-        score : float
-            R² of ``self.predict(X)`` with respect to ``y``.
-        """
-        y_pred = self._predict_xp(X, compute_namespace())
-        return r2_score(y, y_pred, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

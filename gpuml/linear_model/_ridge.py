@@ -22,7 +22,6 @@ from types import ModuleType
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from gpuml import _cuml
 from gpuml._array import (
@@ -33,20 +32,19 @@ from gpuml._array import (
     is_sparse,
     to_family,
     to_host,
-    to_output,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._linalg import block_cg, thin_svd
 from gpuml._sklearn_compat import Interval, StrOptions, validate_estimator_params
 from gpuml._validation import (
     FLOAT_DTYPES,
-    NUMERIC_FLOAT,
     check_array,
     check_sample_weight,
     check_X_y,
     validate_data,
 )
 from gpuml.base import BatchUnsupported, DeviceCacheMixin
+from gpuml.linear_model._base import LinearRegressorMixin
 from gpuml.linear_model._ridge_batch import fit_batch
 from gpuml.linear_model._ridge_moments import _HOST_SOLVE_MAX, _DeviceRidgeMoments
 from gpuml.linear_model._ridge_problem import (
@@ -62,7 +60,6 @@ from gpuml.linear_model._ridge_problem import (
     check_finite_system,
     has_negative,
 )
-from gpuml.metrics._regression import r2_score
 
 
 def _device_gram_fit(X, solver: str, xp: ModuleType) -> bool:
@@ -215,7 +212,13 @@ def _resolve_solver(solver: str, *, sparse: bool, fit_intercept: bool) -> str:
     return solver
 
 
-class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
+class Ridge(
+    LinearRegressorMixin,
+    MultiOutputMixin,
+    RegressorMixin,
+    DeviceCacheMixin,
+    BaseEstimator,
+):
     """Linear least squares with l2 regularization, on the GPU or the CPU.
 
     A drop-in replacement for :class:`sklearn.linear_model.Ridge` (same
@@ -532,62 +535,6 @@ class Ridge(MultiOutputMixin, RegressorMixin, DeviceCacheMixin, BaseEstimator):
             sample_weight=sample_weight,
             xp=compute_namespace(),
         )
-
-    def _predict_xp(self, X, xp: ModuleType):
-        """Predictions in the compute namespace ``xp``."""
-        check_is_fitted(self)
-        X = validate_data(
-            self,
-            X,
-            xp=xp,
-            reset=False,
-            accept_sparse=_ACCEPT_SPARSE,
-            dtype=NUMERIC_FLOAT,  # scikit-learn's predict refuses strings
-        )
-        coef = self._fitted("coef_", xp)
-        intercept = self._fitted("intercept_", xp)
-        return X @ coef.T + intercept
-
-    def predict(self, X):
-        """Predict using the linear model.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_targets)
-            Predicted values, NumPy or CuPy like ``X``.
-        """
-        family = input_family(X)
-        return to_output(to_family(self._predict_xp(X, compute_namespace()), family), X)
-
-    def score(self, X, y, sample_weight=None):
-        """Return the coefficient of determination R² of the prediction.
-
-        Computed in the compute namespace (on the GPU when one is used); only
-        the final float leaves the device.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Test samples.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            True values for X.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-
-        Returns
-        -------
-        score : float
-            R² of ``self.predict(X)`` with respect to ``y``.
-        """
-        # The predictions stay in the compute namespace, so r2_score (which
-        # computes where its inputs live) scores them there.
-        y_pred = self._predict_xp(X, compute_namespace())
-        return r2_score(y, y_pred, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
