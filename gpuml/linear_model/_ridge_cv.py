@@ -279,8 +279,10 @@ def fit_gcv(
     X = X.astype(xp.float64)
     y = _dense_targets(y).astype(xp.float64)
     if sample_weight is not None:
+        # negative weights: scikit-learn's leave-one-out fails (LinAlgError
+        # from the square roots' NaN); a clear error here, not a number
         sample_weight = check_sample_weight(
-            sample_weight, X.shape[0], xp=xp, dtype=xp.float64
+            sample_weight, X.shape[0], xp=xp, dtype=xp.float64, ensure_non_negative=True
         )
     unscaled_y = y
     with np.errstate(over="ignore", invalid="ignore"):

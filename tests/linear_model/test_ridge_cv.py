@@ -501,3 +501,15 @@ def test_ridge_classifier_batched_search(backend, rng, kind, scoring, monkeypatc
         rtol=RTOL,
     )
     assert search.best_params_ == expected.best_params_
+
+
+@pytest.mark.parametrize("Estimator", [RidgeCV, RidgeClassifierCV])
+def test_negative_weights_raise(backend, rng, Estimator):
+    """scikit-learn's leave-one-out raises (LinAlgError) for negative
+    weights; gpuml's says why instead of returning a fit."""
+    X = rng.normal(size=(30, 4))
+    y = rng.normal(size=30) if Estimator is RidgeCV else np.arange(30) % 2
+    with pytest.raises(ValueError, match="Negative values in data passed to"):
+        Estimator().fit(
+            backend.asarray(X), backend.asarray(y), sample_weight=-np.ones(30)
+        )
