@@ -77,6 +77,8 @@ MODULES: dict[str, tuple[str, ...]] = {
             "add_blocks",
             "eigen_shrink",
             "add_intercepts",
+            "square_values",
+            "loo_squares",
         )
         for t in _FLOAT_TYPES
     ),

@@ -121,3 +121,45 @@ __global__ void eigen_shrink(const T* evals, const T* projected, const T* alphas
         S[i] = shifted > cutoff ? ((T)1 / shifted) * projected[j * t + c % t] : (T)0;
     }
 }
+
+// out[i] = x[i] * x[i] (RidgeCV: the squares of the leave-one-out basis B).
+template <typename T>
+__global__ void square_values(const T* x, long long n, T* out)
+{
+    GRID_STRIDE(i, n) { out[i] = x[i] * x[i]; }
+}
+
+// RidgeCV's leave-one-out squared errors, summed per (alpha, target) into out
+// (a * t, zeroed), from the transposed products of _ridge_cv._loo_errors:
+// Ct (a * t, n) = (B (F By))ᵀ, Dt (a, n) = (B² Fᵀ)ᵀ and, with an intercept, Et
+// (a, n) = (B (F Bs)ᵀ)ᵀ (else null); Y (n, t) the centred, weighted targets,
+// root (n) the weights' square roots (null: ones). Row j = blockIdx.y of the
+// output is alpha j / t, target j % t; the blocks along x split the samples,
+// each block's sum added once (THREADS threads, a tree in shared memory).
+template <typename T>
+__global__ void loo_squares(const T* Ct, const T* Dt, const T* Et, const T* Y,
+                            const T* root, T g, T inv_sw_sum, long long n,
+                            long long t, double* out)
+{
+    __shared__ double partial[256];
+    const long long j = blockIdx.y;
+    const long long alpha = j / t, target = j % t;
+    double acc = 0.0;
+    GRID_STRIDE(i, n) {
+        const T c = Ct[j * n + i] + g * Y[i * t + target];
+        T d = Dt[alpha * n + i] + g;
+        if (Et) {
+            const T s = root ? root[i] : (T)1;
+            d -= (Et[alpha * n + i] + g * s) * (s * inv_sw_sum);
+        }
+        const T e = c / d;
+        acc += (double)(e * e);
+    }
+    partial[threadIdx.x] = acc;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half >>= 1) {
+        if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomic_add_double(out + j, partial[0]);
+}

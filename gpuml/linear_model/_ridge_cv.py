@@ -256,6 +256,121 @@ class _IdentityClassifier(ClassifierMixin, BaseEstimator):
         return xp.asarray(self.classes_)[indices]
 
 
+def _float64_copy(values, xp: ModuleType):
+    """A float64 copy of ``values`` (gpuml's cast or a memcpy on the GPU:
+    no CuPy copy kernel to compile)."""
+    if xp is not np and not is_sparse(values):
+        from gpuml import _cuda
+
+        values = xp.ascontiguousarray(values)
+        if values.dtype == np.float64:
+            return _cuda.copy(values)
+        cast = _cuda.cast(values, np.float64)
+        if cast is not None:
+            return cast
+    return values.astype(xp.float64)
+
+
+def _fit_gcv_device(
+    estimator, problem, alphas, y_ndim, per_target_option, family, original_dtype, xp
+):
+    """:func:`fit_gcv` on the GPU for dense, tall data scored by the mean
+    squared error (no scorer, no stored values): scikit-learn's "cov"
+    (eigen) leave-one-out with cuBLAS, cuSOLVER and two gpuml kernels.
+
+    The eigendecomposition of ``Xᵀ X`` (one cuSOLVER call), ``B = X V``,
+    ``B²``, and the products of :func:`_loo_errors` formed transposed (one
+    GEMM each, every alpha of a chunk together); ``loo_squares`` then sums
+    the squared leave-one-out errors of every (alpha, target) in one pass.
+    The spectrum, ``Bᵀ y`` and the coefficients are small and computed on
+    the host, in float64. No CuPy element-wise or reduction kernel runs
+    (but the centring's subtraction in :func:`_make_problem`).
+    """
+    from gpuml import _cuda
+    from gpuml._linalg import device_eigh
+
+    fit_intercept = estimator.fit_intercept
+    Xs, Y = problem.X, problem.y  # centred and weighted, float64
+    n_samples = Xs.shape[0]
+    n_targets = Y.shape[1]
+    root = problem.sqrt_sw
+    values, V_rows = device_eigh(Xs.T @ Xs)
+    B = xp.ascontiguousarray(Xs @ V_rows.T)  # (n, p)
+    B2 = xp.empty_like(B)
+    _cuda.launch("ridge", "square_values<double>", B.size, (B, np.int64(B.size), B2))
+    ones = xp.asarray(np.ones(n_samples)) if root is None else root
+    By = np.asarray(to_host(B.T @ Y))  # (p, t)
+    Bs = np.asarray(to_host(B.T @ ones))  # (p,)
+    sw_sum = float(to_host(ones @ ones))
+    values_h = np.asarray(to_host(values))
+    V_h = np.asarray(to_host(V_rows)).T
+
+    if np.ndim(alphas) == 0:
+        host_alphas = np.array([float(alphas)])
+    else:
+        host_alphas = np.array([float(a) for a in alphas])
+    n_alphas = host_alphas.shape[0]
+    chunk = max(1, _MAX_LOO_VALUES // max(1, n_samples * n_targets))
+    sums = np.empty((n_alphas, n_targets))
+    for start in range(0, n_alphas, chunk):
+        stop = min(start + chunk, n_alphas)
+        a = stop - start
+        F = -1.0 / (values_h[None, :] + host_alphas[start:stop, None])  # (a, p)
+        M = (F[:, :, None] * By[None]).transpose(0, 2, 1).reshape(a * n_targets, -1)
+        Ct = xp.asarray(np.ascontiguousarray(M)) @ B.T  # (a t, n)
+        Dt = xp.asarray(F) @ B2.T  # (a, n)
+        Et = xp.asarray(F * Bs[None, :]) @ B.T if fit_intercept else None
+        out = xp.zeros(a * n_targets, dtype=np.float64)
+        blocks = (min(-(-n_samples // _cuda.THREADS), 1024), a * n_targets)
+        _cuda.kernel("ridge", "loo_squares<double>")(
+            blocks,
+            (_cuda.THREADS,),
+            (
+                Ct, Dt, 0 if Et is None else Et, Y, 0 if root is None else root,
+                np.float64(1.0), np.float64(1.0 / sw_sum), np.int64(n_samples),
+                np.int64(n_targets), out,
+            ),
+        )  # fmt: skip
+        sums[start:stop] = np.asarray(to_host(out)).reshape(a, n_targets)
+    if per_target_option:
+        score_table = -sums / n_samples  # (a, t)
+        if y_ndim == 1:
+            score_table = score_table[:, 0]
+    else:
+        score_table = -sums.sum(axis=1) / (n_samples * n_targets)
+    # The first best alpha, as scikit-learn's strict ">" keeps it.
+    if score_table.ndim == 2:
+        best = np.argmax(score_table, axis=0)
+        best_score = score_table[best, np.arange(score_table.shape[1])]
+    else:
+        best = np.argmax(score_table).reshape(1)
+        best_score = score_table[best[0]]
+    per_target = per_target_option and y_ndim == 2
+    if per_target and n_targets > 1:
+        alpha_ = to_family(host_alphas[best], family)
+        target_alphas = host_alphas[best]
+    else:
+        alpha_ = float(host_alphas[best[0]])
+        target_alphas = np.full(n_targets, alpha_)
+    # "cov"'s coefficients: V (Bᵀy / (values + alpha))
+    coef = (V_h @ (By / (values_h[None, :] + target_alphas[:, None]).T)).T  # (t, p)
+    estimator.alpha_ = alpha_
+    estimator.best_score_ = to_family_attribute(best_score, family)
+    dtype = original_dtype if original_dtype is not None else np.float64
+    if fit_intercept:
+        X_offset, y_offset = (to_host(v) for v in (problem.X_offset, problem.y_offset))
+        intercept = y_offset - coef @ X_offset
+    if y_ndim == 1 or n_targets == 1:
+        coef = coef[0]
+        if fit_intercept and y_ndim == 1:
+            intercept = intercept[0]
+    estimator.coef_ = to_family(coef.astype(dtype), family)
+    if fit_intercept:
+        estimator.intercept_ = to_family_attribute(intercept.astype(dtype), family)
+    else:
+        estimator.intercept_ = 0.0
+
+
 def fit_gcv(
     estimator,
     X,
@@ -276,8 +391,7 @@ def fit_gcv(
     fit_intercept = estimator.fit_intercept
     per_target_option = getattr(estimator, "alpha_per_target", False)
     X_in = X
-    X = X.astype(xp.float64)
-    y = _dense_targets(y).astype(xp.float64)
+    X, y = _float64_copy(X, xp), _float64_copy(_dense_targets(y), xp)
     if sample_weight is not None:
         # negative weights: scikit-learn's leave-one-out fails (LinAlgError
         # from the square roots' NaN); a clear error here, not a number
@@ -297,8 +411,20 @@ def fit_gcv(
     n_samples = X.shape[0]
     sqrt_sw = problem.sqrt_sw
     if sqrt_sw is None:
-        sqrt_sw = xp.ones(n_samples, dtype=xp.float64)
+        sqrt_sw = xp.asarray(np.ones(n_samples))  # a copy, no fill kernel
     mode = gcv_mode_of(problem.X, estimator._gcv_mode())
+    if (
+        xp is not np
+        and scorer is None
+        and not estimator.store_cv_results
+        and mode == "cov"
+        and not is_sparse(problem.X)
+    ):
+        _fit_gcv_device(
+            estimator, problem, alphas, y.ndim, per_target_option, family,
+            original_dtype, xp,
+        )  # fmt: skip
+        return
     decomposition = _Decomposition(problem, sqrt_sw, mode, xp)
 
     if np.ndim(alphas) == 0:
