@@ -43,7 +43,7 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.base import BatchUnsupported, DeviceCacheMixin
-from gpuml.linear_model._ridge import Ridge
+from gpuml.linear_model._ridge import Ridge, _batches_alphas
 from gpuml.linear_model._ridge_cv import (
     _BaseRidgeCV,
     _intercept,
@@ -326,9 +326,9 @@ class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
 
     def _batch_params(self) -> frozenset:
         """``{"alpha"}``: all alphas of a fold from one factorisation, as
-        Ridge's; none for ``"sparse_cg"`` and for balanced class weights
-        (which depend on each fold's labels)."""
-        if self.solver == "sparse_cg" or self.class_weight == "balanced":
+        Ridge's; none for the iterative solvers, ``positive=True`` and
+        balanced class weights (which depend on each fold's labels)."""
+        if not _batches_alphas(self) or self.class_weight == "balanced":
             return frozenset()
         return frozenset({"alpha"})
 
@@ -341,7 +341,7 @@ class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
         :class:`RidgeClassifierBatch` per fold.
         """
         validate_estimator_params(self)
-        if self.solver == "sparse_cg" or self.class_weight == "balanced":
+        if not _batches_alphas(self) or self.class_weight == "balanced":
             raise BatchUnsupported("this RidgeClassifier fits one alpha at a time")
         xp = compute_namespace()
         host_y = to_host(y)

@@ -282,9 +282,9 @@ def test_ridge_rejects_bad_parameters(backend, rng):
     with pytest.raises(InvalidParameterError, match="'alpha' parameter of Ridge"):
         Ridge(alpha=-1.0).fit(X, y)
     with pytest.raises(InvalidParameterError, match="'solver' parameter of Ridge must"):
-        Ridge(solver="sag").fit(X, y)
-    with pytest.raises(ValueError, match="does not support positive=True"):
-        Ridge(positive=True).fit(X, y)
+        Ridge(solver="newton").fit(X, y)
+    with pytest.raises(ValueError, match="solver='svd' does not support positive"):
+        Ridge(positive=True, solver="svd").fit(X, y)
     with pytest.raises(ValueError, match="non-negative"):
         Ridge(alpha=[-1.0]).fit(X, y)
 
@@ -327,7 +327,7 @@ def test_ridge_sparse_cg_convergence_warning(rng):
     X, y = _data(rng)
     with pytest.warns(ConvergenceWarning, match="sparse_cg did not converge after 1"):
         model = Ridge(solver="sparse_cg", max_iter=1, tol=1e-12).fit(X, y)
-    assert model.n_iter_.tolist() == [1]
+    assert model.n_iter_ is None  # scikit-learn's sparse_cg reports none
 
 
 # ----------------------------------------------------------------------------
