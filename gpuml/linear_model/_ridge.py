@@ -510,7 +510,10 @@ class Ridge(
                 self.intercept_ = intercept
         else:
             self.coef_ = to_family(coef, family)
-            self.intercept_ = to_family(intercept, family)
+            # scikit-learn's float 0.0 without an intercept
+            self.intercept_ = (
+                to_family(intercept, family) if self.fit_intercept else 0.0
+            )
         self.n_iter_ = n_iter
         self.solver_ = solver
 
