@@ -59,12 +59,13 @@ def test_ridge_matches_sklearn(
     )
     backend.assert_family(model.coef_, dtype=dtype, shape=expected.coef_.shape)
     assert _rel_err(backend.to_numpy(model.coef_), expected.coef_) < RTOL[dtype]
-    if n_targets == 1:
-        # scikit-learn's type: a scalar of X's dtype (0-d on the device), or
-        # the float 0.0 without an intercept.
-        if not fit_intercept:
-            assert type(model.intercept_) is type(expected.intercept_) is float
-        elif backend.family == "host":
+    if not fit_intercept:
+        # scikit-learn's float 0.0 without an intercept, for any targets
+        assert type(model.intercept_) is type(expected.intercept_) is float
+        assert model.intercept_ == expected.intercept_ == 0.0
+    elif n_targets == 1:
+        # scikit-learn's type: a scalar of X's dtype (0-d on the device)
+        if backend.family == "host":
             assert type(model.intercept_) is type(expected.intercept_) is dtype
         else:
             backend.assert_family(model.intercept_, dtype=dtype, shape=())
