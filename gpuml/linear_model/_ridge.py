@@ -274,13 +274,27 @@ class Ridge(
         in the compute namespace and dtype. A host array fitted on the GPU is
         copied to the device anyway, and that copy is reused.
     max_iter : int, default=None
-        Maximum iterations of the ``"sparse_cg"`` solver (default:
-        10 x the size of the linear system).
+        Maximum iterations of the iterative solvers: ``"sparse_cg"``
+        (default: 10 x the size of the linear system), ``"lsqr"`` (default:
+        SciPy's 2 x n_features) and ``"sag"``/``"saga"`` (default: sag's
+        1,000 passes over the data). No effect on the direct solvers, nor on
+        ``"lbfgs"``, whose constrained solve is exact and finite.
     tol : float, default=1e-4
-        Relative residual at which ``"sparse_cg"`` stops. No effect on the
-        direct solvers.
-    solver : {"auto", "cholesky", "svd", "sparse_cg"}, default="auto"
-        - ``"auto"``: ``"cholesky"`` for dense X, ``"sparse_cg"`` for sparse X.
+        Stopping tolerance of the iterative solvers: the relative residual
+        of the normal equations for ``"sparse_cg"``, ``"sag"`` and
+        ``"saga"``; SciPy's ``atol`` and ``btol`` for ``"lsqr"``. No effect
+        on the direct solvers and ``"lbfgs"``.
+    solver : {"auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", \
+            "saga", "lbfgs"}, default="auto"
+        scikit-learn's names and rules (``"lbfgs"`` only with
+        ``positive=True``; ``positive=True`` only with ``"auto"`` or
+        ``"lbfgs"``; sparse X with an intercept not with ``"svd"`` or
+        ``"saga"``, and ``"sag"`` there runs ``"sparse_cg"`` unless
+        ``tol > 1e-4``, with scikit-learn's warning). Each reaches the unique
+        optimum (to its tolerance for the iterative ones):
+
+        - ``"auto"``: ``"lbfgs"`` when ``positive=True``, else
+          ``"cholesky"`` for dense X and ``"sparse_cg"`` for sparse X.
         - ``"cholesky"``: one Cholesky factorisation of the (Gram or kernel)
           matrix; falls back to the minimum-norm solution when singular.
           Unlike scikit-learn it also accepts sparse X with an intercept
@@ -289,12 +303,23 @@ class Ridge(
         - ``"svd"``: a thin SVD of X (through a QR for tall X); the most
           stable; dense X only.
         - ``"sparse_cg"``: conjugate gradients on all targets at once.
+        - ``"lsqr"``: LSQR with SciPy's recurrences, damping
+          ``sqrt(alpha)`` and stopping rules, on all targets at once
+          (scikit-learn runs ``scipy.sparse.linalg.lsqr`` per target).
+        - ``"sag"``, ``"saga"``: scikit-learn's stochastic solvers converge
+          to the ridge optimum; gpuml reaches it deterministically, by the
+          conjugate gradients of ``"sparse_cg"`` with sag's iteration budget
+          and warning. ``n_iter_`` counts the passes over the data.
+        - ``"lbfgs"`` (``positive=True``): the exact bound-constrained
+          optimum, by an active-set non-negative least-squares solve on the
+          square root of the regularised Gram matrix (scikit-learn
+          approaches it by L-BFGS-B).
 
-        scikit-learn's ``"lsqr"``, ``"sag"``, ``"saga"`` and ``"lbfgs"`` are
-        not available: they reach the same optimum as the solvers above.
+        ``"lsqr"``, ``"sag"``, ``"saga"`` and ``"lbfgs"`` compute in
+        float64 whatever X's dtype; the attributes keep X's dtype.
     positive : bool, default=False
-        Only ``False`` is supported; ``True`` raises an error that names
-        scikit-learn's lbfgs solver as the alternative.
+        When True, constrains the coefficients to be non-negative (solver
+        ``"auto"`` or ``"lbfgs"``); the intercept is free.
     random_state : int, RandomState instance or None, default=None
         Accepted for compatibility; no gpuml solver is randomised.
     engine : {"auto", "gpuml", "cuml"}, default="auto"
@@ -311,7 +336,8 @@ class Ridge(
     intercept_ : float or ndarray of shape (n_targets,)
         Independent term; 0.0 when ``fit_intercept=False``.
     n_iter_ : None or ndarray of shape (n_targets,)
-        Iterations per target of ``"sparse_cg"``; None for direct solvers.
+        Iterations per target of ``"lsqr"``, ``"sag"`` and ``"saga"``
+        (int32); None for the other solvers, as in scikit-learn.
     solver_ : str
         The solver used.
     engine_ : {"gpuml", "cuml"}
@@ -337,6 +363,13 @@ class Ridge(
     True
     >>> round(float(model.intercept_), 2)
     1.0
+
+    Non-negative coefficients (the third feature's is clamped at zero):
+
+    >>> y = X @ np.array([1.0, 2.0, -3.0, 0.5, 1.0]) + 1.0
+    >>> positive = Ridge(alpha=1.0, positive=True).fit(X, y)
+    >>> positive.solver_, bool(positive.coef_[2] == 0.0)
+    ('lbfgs', True)
     """
 
     _parameter_constraints: dict = {
