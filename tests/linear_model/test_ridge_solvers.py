@@ -399,6 +399,27 @@ def test_negative_weights_raise(rng, solver):
         model.fit(X, y, sample_weight=sw)
 
 
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("case", ["X 1e308", "X 1e160", "y 1e308"])
+@pytest.mark.parametrize("solver", ["lsqr", "sag", "saga", "lbfgs"])
+def test_overflow_raises(backend, rng, solver, case, fit_intercept):
+    """scikit-learn returns NaN (lsqr) or zeros (sag, saga, lbfgs), or sag
+    raises its own overflow error; gpuml raises its cholesky solver's
+    error rather than return a model of overflowed arithmetic."""
+    X, y = _regression(rng, 30, 3, 1)
+    if case == "X 1e308":
+        X[0, 0] = 1e308
+    elif case == "X 1e160":  # finite, but its square overflows
+        X[2, 1] = 1e160
+    else:
+        y[0] = 1e308
+    model = Ridge(
+        solver=solver, positive=solver == "lbfgs", fit_intercept=fit_intercept
+    )
+    with pytest.raises(ValueError, match=r"^array must not contain infs or NaNs$"):
+        _fit(model, backend, X, y)
+
+
 # ----------------------------------------------------------------------------
 # RidgeClassifier and the search
 # ----------------------------------------------------------------------------
