@@ -157,8 +157,8 @@ def ridge_unsupported(solver: str, sparse: bool) -> str | None:
     """Why cuML's Ridge cannot fit these settings as gpuml would, or None."""
     if sparse:
         return "fit sparse X with a direct solver (its sparse solver is lsmr)"
-    if solver == "sparse_cg":
-        return "run solver='sparse_cg' (its iterative solver is lsmr)"
+    if solver not in ("cholesky", "svd"):
+        return f"run solver='{solver}' (its solvers are eig, svd and lsmr)"
     return None
 
 

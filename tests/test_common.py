@@ -47,6 +47,9 @@ ESTIMATORS = [
     Ridge(),
     Ridge(solver="svd"),
     Ridge(solver="sparse_cg", tol=1e-8),
+    Ridge(solver="lsqr", tol=1e-8),
+    Ridge(solver="sag", tol=1e-8),
+    Ridge(positive=True),
     Lasso(),
     ElasticNet(l1_ratio=0.3, selection="random", random_state=0),
     RidgeCV(),
@@ -82,8 +85,8 @@ ESTIMATORS = [
 ]
 
 _N_ITER_REASON = (
-    "n_iter_ is None for Ridge's direct solvers, as in scikit-learn's own Ridge "
-    "(which lists this check as an expected failure too)"
+    "n_iter_ is None for Ridge's solvers other than lsqr, sag and saga, as in "
+    "scikit-learn's own Ridge (which lists this check as an expected failure too)"
 )
 
 
@@ -140,8 +143,10 @@ def expected_failed_checks(estimator):
         return {**_HALVING_FAILURES, **_SEARCH_FAILURES}
     if isinstance(estimator, (GridSearchCV, RandomizedSearchCV)):
         return {} if is_classifier(estimator) else _SEARCH_FAILURES
-    if isinstance(estimator, (Ridge, RidgeClassifier)) and estimator.solver != (
-        "sparse_cg"
+    if isinstance(estimator, (Ridge, RidgeClassifier)) and estimator.solver not in (
+        "lsqr",
+        "sag",
+        "saga",
     ):
         return {"check_non_transformer_estimators_n_iter": _N_ITER_REASON}
     return {}

@@ -155,7 +155,8 @@ def test_unsupported_settings_are_named(monkeypatch):
     with pytest.raises(ValueError, match=r"init='pca'.*engine='gpuml'"):
         _cuml.choose_engine(Estimator(), object(), why, prefer_cuml=False)
     assert _cuml.ridge_unsupported("cholesky", sparse=True)
-    assert _cuml.ridge_unsupported("sparse_cg", sparse=False)
+    for solver in ("sparse_cg", "lsqr", "sag", "saga", "lbfgs"):
+        assert _cuml.ridge_unsupported(solver, sparse=False)
     assert _cuml.ridge_unsupported("svd", sparse=False) is None
     assert _cuml.kneighbors_unsupported("euclidean", np.float64)
     assert _cuml.kneighbors_unsupported("precomputed", np.float32)

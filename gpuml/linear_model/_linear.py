@@ -215,7 +215,7 @@ def _solve_nnls(problem: _RidgeProblem, *, tol, n_jobs, xp):
 
 def _solve_lsqr(problem: _RidgeProblem, *, tol, n_jobs, xp):
     """scipy.sparse.linalg.lsqr per target (all targets at once)."""
-    coef = block_lsqr(
+    coef, _ = block_lsqr(
         problem.matvec,
         problem.rmatvec,
         problem.y,
@@ -263,16 +263,22 @@ def _column_norms(A, xp: ModuleType):
     return xp.sqrt((A * A).sum(axis=0))
 
 
-def block_lsqr(matvec, rmatvec, B, *, n_columns, atol, btol, iter_lim, xp):
+def block_lsqr(matvec, rmatvec, B, *, n_columns, atol, btol, iter_lim, xp, damp=None):
     """LSQR for several right-hand sides at once, as SciPy's ``lsqr`` solves
-    each (no damping, ``x0 = 0``, ``conlim = 1e8``).
+    each (``x0 = 0``, ``conlim = 1e8``).
 
     ``matvec`` maps (n_columns, k) to (n_rows, k), ``rmatvec`` the reverse;
-    ``B`` is (n_rows, k). Every column runs SciPy's recurrences, on vectors
-    of ``xp`` (the per-column scalars are arrays of shape (k,)), and stops by
+    ``B`` is (n_rows, k); ``damp`` (None, or an ``xp`` array of shape (k,))
+    is SciPy's damping of each column's problem, ``min ||A x - b||² +
+    damp² ||x||²``. Every column runs SciPy's recurrences, on vectors of
+    ``xp`` (the per-column scalars are arrays of shape (k,)), and stops by
     SciPy's tests; a stopped column is frozen while the others go on.
 
-    Returns the solutions, of shape (n_columns, k).
+    Returns
+    -------
+    x : array of shape (n_columns, k)
+    n_iter : ndarray of shape (k,)
+        SciPy's ``itn`` of each column (host NumPy, int32).
     """
     k = B.shape[1]
     dtype = B.dtype
@@ -280,6 +286,10 @@ def block_lsqr(matvec, rmatvec, B, *, n_columns, atol, btol, iter_lim, xp):
     ctol = 1 / _CONLIM
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         x = xp.zeros((n_columns, k), dtype=dtype)
+        n_iter = xp.zeros(k, dtype=xp.int32)
+        damped = damp is not None
+        dampsq = damp * damp if damped else None
+        res2 = xp.zeros(k, dtype=dtype)
         bnorm = _column_norms(B, xp)
         beta = bnorm
         u = B / xp.where(beta > 0, beta, 1)
@@ -300,13 +310,24 @@ def block_lsqr(matvec, rmatvec, B, *, n_columns, atol, btol, iter_lim, xp):
             beta = _column_norms(u, xp)
             moved = beta > 0
             u = u / xp.where(moved, beta, 1)
-            anorm = xp.where(moved, xp.sqrt(anorm**2 + alfa**2 + beta**2), anorm)
+            norm2 = anorm**2 + alfa**2 + beta**2
+            if damped:
+                norm2 = norm2 + dampsq
+            anorm = xp.where(moved, xp.sqrt(norm2), anorm)
             v_next = rmatvec(u) - beta * v
             alfa_next = _column_norms(v_next, xp)
             v_next = v_next / xp.where(alfa_next > 0, alfa_next, 1)
             v = xp.where(moved, v_next, v)
             alfa = xp.where(moved, alfa_next, alfa)
 
+            psi = None
+            if damped:  # SciPy's extra rotation, for columns with damp > 0
+                positive = damp > 0
+                rhobar1 = xp.sqrt(rhobar**2 + dampsq)
+                safe = xp.where(positive, rhobar1, 1)
+                psi = xp.where(positive, (damp / safe) * phibar, 0)
+                phibar = xp.where(positive, (rhobar / safe) * phibar, phibar)
+                rhobar = xp.where(positive, rhobar1, rhobar)
             cs, sn, rho = _sym_ortho(rhobar, beta, xp)
             theta = sn * alfa
             rhobar = -cs * alfa
@@ -330,7 +351,11 @@ def block_lsqr(matvec, rmatvec, B, *, n_columns, atol, btol, iter_lim, xp):
             xxnorm = xxnorm + z**2
 
             acond = anorm * xp.sqrt(ddnorm)
-            rnorm = xp.abs(phibar)
+            if damped:
+                res2 = xp.where(active, res2 + psi**2, res2)
+                rnorm = xp.sqrt(phibar**2 + res2)
+            else:
+                rnorm = xp.abs(phibar)
             arnorm = alfa * xp.abs(tau)
             test1 = rnorm / bnorm
             test2 = arnorm / (anorm * rnorm + _EPS)
@@ -345,8 +370,9 @@ def block_lsqr(matvec, rmatvec, B, *, n_columns, atol, btol, iter_lim, xp):
                 | (test2 <= atol)
                 | (test1 <= rtol)
             )
+            n_iter += active
             active = active & ~stop
-    return x
+    return x, np.asarray(to_host(n_iter), dtype=np.int32)
 
 
 def _resolve_solver(*, positive: bool, sparse: bool) -> str:

@@ -21,7 +21,6 @@ from types import ModuleType
 
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
 
 from gpuml import _cuml
 from gpuml._array import (
@@ -34,7 +33,7 @@ from gpuml._array import (
     to_host,
 )
 from gpuml._cuml import ENGINE_CONSTRAINT
-from gpuml._linalg import block_cg, thin_svd
+from gpuml._linalg import thin_svd
 from gpuml._sklearn_compat import Interval, StrOptions, validate_estimator_params
 from gpuml._validation import (
     FLOAT_DTYPES,
@@ -59,6 +58,12 @@ from gpuml.linear_model._ridge_problem import (
     _shifted_solve,
     check_finite_system,
     has_negative,
+)
+from gpuml.linear_model._ridge_solvers import (
+    solve_lsqr,
+    solve_positive,
+    solve_sag,
+    solve_sparse_cg,
 )
 
 
@@ -143,43 +148,21 @@ def _solve_svd(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
     return (Vt.T @ (d * UTy)).T, None
 
 
-def _solve_sparse_cg(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
-    if problem.use_kernel():
-        n_system = problem.X.shape[0]
-
-        def apply(V):
-            return problem.matvec(problem.rmatvec(V)) + alpha[None, :] * V
-
-        rhs = problem.y
-    else:
-        n_system = problem.X.shape[1]
-
-        def apply(V):
-            return problem.rmatvec(problem.matvec(V)) + alpha[None, :] * V
-
-        rhs = problem.rmatvec(problem.y)
-    max_iter = 10 * n_system if max_iter is None else max_iter
-    # An overflowing right-hand side would stop the iterations at once, at
-    # zero coefficients (scikit-learn's sparse_cg gives NaN): raise instead.
-    check_finite_system((rhs * rhs).sum(axis=0), xp=xp)
-    solution, n_iter, converged = block_cg(
-        apply, rhs, tol=tol, max_iter=max_iter, xp=xp
-    )
-    if not converged:
-        warnings.warn(
-            f"sparse_cg did not converge after {max_iter} iterations.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    coef = problem.rmatvec(solution) if problem.use_kernel() else solution
-    return coef.T, n_iter
-
-
 _SOLVERS = {
     "cholesky": _solve_cholesky,
     "svd": _solve_svd,
-    "sparse_cg": _solve_sparse_cg,
+    "sparse_cg": solve_sparse_cg,
+    "lsqr": solve_lsqr,
+    "sag": solve_sag,
+    "saga": solve_sag,
+    "lbfgs": solve_positive,
 }
+# Solvers that compute in float64 whatever X's dtype (SciPy's lsqr and
+# L-BFGS-B do; conjugate gradients standing in for sag reach a tight
+# tolerance only in float64).
+_FLOAT64_SOLVERS = frozenset({"lsqr", "sag", "saga", "lbfgs"})
+# Solvers whose alphas share one factorisation in a batched search.
+_DIRECT_SOLVERS = frozenset({"auto", "cholesky", "svd"})
 
 
 def _raise_negative_weights(solver: str):
@@ -194,22 +177,72 @@ def _raise_negative_weights(solver: str):
     raise ValueError("Negative values in data passed to `sample_weight`")
 
 
-def _resolve_solver(solver: str, *, sparse: bool, fit_intercept: bool) -> str:
+def _resolve_solver(
+    solver: str,
+    *,
+    positive: bool,
+    sparse: bool,
+    fit_intercept: bool,
+    max_iter,
+    tol: float,
+) -> str:
     """The one place where ``solver="auto"`` is decided, and where a solver
-    is refused for sparse data (scikit-learn's error types)."""
+    is refused for these settings: scikit-learn's rules, errors and warning
+    (``_BaseRidge.fit`` and ``_ridge_regression``), in its order."""
+    if solver == "lbfgs" and not positive:
+        raise ValueError(
+            "'lbfgs' solver can be used only when positive=True. "
+            "Please use another solver."
+        )
+    if positive:
+        if solver not in ("auto", "lbfgs"):
+            raise ValueError(
+                f"solver='{solver}' does not support positive fitting. Please"
+                " set the solver to 'auto' or 'lbfgs', or set `positive=False`"
+            )
+        return "lbfgs"
+    if sparse and fit_intercept:
+        # gpuml's cholesky also fits sparse X with an intercept (its Gram
+        # matrix is centred implicitly), where scikit-learn's raises.
+        if solver in ("svd", "saga"):
+            raise ValueError(
+                f"solver='{solver}' does not support fitting the intercept "
+                "on sparse data. Please set the solver to 'auto' or "
+                "'lsqr', 'sparse_cg', 'sag', 'lbfgs' "
+                "or set `fit_intercept=False`"
+            )
+        if solver == "sag":
+            if max_iter is None and tol > 1e-4:
+                warnings.warn(
+                    '"sag" solver requires many iterations to fit '
+                    "an intercept with sparse inputs. Either set the "
+                    'solver to "auto" or "sparse_cg", or set a low '
+                    '"tol" and a high "max_iter" (especially if inputs are '
+                    "not standardized).",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                return "sag"
+            return "sparse_cg"  # as scikit-learn: its sag needs a loose tol
     if solver == "auto":
         return "sparse_cg" if sparse else "cholesky"
     if solver == "svd" and sparse:
-        if fit_intercept:
-            raise ValueError(
-                "solver='svd' does not support fitting the intercept on sparse "
-                "data. Please set the solver to 'auto', 'cholesky' or 'sparse_cg'."
-            )
         raise TypeError(
             "SVD solver does not support sparse inputs currently. Please set the "
-            "solver to 'auto', 'cholesky' or 'sparse_cg'."
+            "solver to 'auto', 'cholesky', 'lsqr', 'sparse_cg', 'sag' or 'saga'."
         )
     return solver
+
+
+def _batches_alphas(estimator) -> bool:
+    """Whether a search may fit all of ``estimator``'s alphas in one pass:
+    with a direct solver (one factorisation serves every alpha) and gpuml's
+    engine. Iterative solvers and ``positive=True`` fit one by one."""
+    return (
+        estimator.solver in _DIRECT_SOLVERS
+        and not estimator.positive
+        and getattr(estimator, "engine", "gpuml") != "cuml"
+    )
 
 
 class Ridge(
@@ -241,13 +274,27 @@ class Ridge(
         in the compute namespace and dtype. A host array fitted on the GPU is
         copied to the device anyway, and that copy is reused.
     max_iter : int, default=None
-        Maximum iterations of the ``"sparse_cg"`` solver (default:
-        10 x the size of the linear system).
+        Maximum iterations of the iterative solvers: ``"sparse_cg"``
+        (default: 10 x the size of the linear system), ``"lsqr"`` (default:
+        SciPy's 2 x n_features) and ``"sag"``/``"saga"`` (default: sag's
+        1,000 passes over the data). No effect on the direct solvers, nor on
+        ``"lbfgs"``, whose constrained solve is exact and finite.
     tol : float, default=1e-4
-        Relative residual at which ``"sparse_cg"`` stops. No effect on the
-        direct solvers.
-    solver : {"auto", "cholesky", "svd", "sparse_cg"}, default="auto"
-        - ``"auto"``: ``"cholesky"`` for dense X, ``"sparse_cg"`` for sparse X.
+        Stopping tolerance of the iterative solvers: the relative residual
+        of the normal equations for ``"sparse_cg"``, ``"sag"`` and
+        ``"saga"``; SciPy's ``atol`` and ``btol`` for ``"lsqr"``. No effect
+        on the direct solvers and ``"lbfgs"``.
+    solver : {"auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", \
+            "saga", "lbfgs"}, default="auto"
+        scikit-learn's names and rules (``"lbfgs"`` only with
+        ``positive=True``; ``positive=True`` only with ``"auto"`` or
+        ``"lbfgs"``; sparse X with an intercept not with ``"svd"`` or
+        ``"saga"``, and ``"sag"`` there runs ``"sparse_cg"`` unless
+        ``tol > 1e-4``, with scikit-learn's warning). Each reaches the unique
+        optimum (to its tolerance for the iterative ones):
+
+        - ``"auto"``: ``"lbfgs"`` when ``positive=True``, else
+          ``"cholesky"`` for dense X and ``"sparse_cg"`` for sparse X.
         - ``"cholesky"``: one Cholesky factorisation of the (Gram or kernel)
           matrix; falls back to the minimum-norm solution when singular.
           Unlike scikit-learn it also accepts sparse X with an intercept
@@ -256,12 +303,23 @@ class Ridge(
         - ``"svd"``: a thin SVD of X (through a QR for tall X); the most
           stable; dense X only.
         - ``"sparse_cg"``: conjugate gradients on all targets at once.
+        - ``"lsqr"``: LSQR with SciPy's recurrences, damping
+          ``sqrt(alpha)`` and stopping rules, on all targets at once
+          (scikit-learn runs ``scipy.sparse.linalg.lsqr`` per target).
+        - ``"sag"``, ``"saga"``: scikit-learn's stochastic solvers converge
+          to the ridge optimum; gpuml reaches it deterministically, by the
+          conjugate gradients of ``"sparse_cg"`` with sag's iteration budget
+          and warning. ``n_iter_`` counts the passes over the data.
+        - ``"lbfgs"`` (``positive=True``): the exact bound-constrained
+          optimum, by an active-set non-negative least-squares solve on the
+          square root of the regularised Gram matrix (scikit-learn
+          approaches it by L-BFGS-B).
 
-        scikit-learn's ``"lsqr"``, ``"sag"``, ``"saga"`` and ``"lbfgs"`` are
-        not available: they reach the same optimum as the solvers above.
+        ``"lsqr"``, ``"sag"``, ``"saga"`` and ``"lbfgs"`` compute in
+        float64 whatever X's dtype; the attributes keep X's dtype.
     positive : bool, default=False
-        Only ``False`` is supported; ``True`` raises an error that names
-        scikit-learn's lbfgs solver as the alternative.
+        When True, constrains the coefficients to be non-negative (solver
+        ``"auto"`` or ``"lbfgs"``); the intercept is free.
     random_state : int, RandomState instance or None, default=None
         Accepted for compatibility; no gpuml solver is randomised.
     engine : {"auto", "gpuml", "cuml"}, default="auto"
@@ -278,7 +336,8 @@ class Ridge(
     intercept_ : float or ndarray of shape (n_targets,)
         Independent term; 0.0 when ``fit_intercept=False``.
     n_iter_ : None or ndarray of shape (n_targets,)
-        Iterations per target of ``"sparse_cg"``; None for direct solvers.
+        Iterations per target of ``"lsqr"``, ``"sag"`` and ``"saga"``
+        (int32); None for the other solvers, as in scikit-learn.
     solver_ : str
         The solver used.
     engine_ : {"gpuml", "cuml"}
@@ -304,6 +363,13 @@ class Ridge(
     True
     >>> round(float(model.intercept_), 2)
     1.0
+
+    Non-negative coefficients (the third feature's is clamped at zero):
+
+    >>> y = X @ np.array([1.0, 2.0, -3.0, 0.5, 1.0]) + 1.0
+    >>> positive = Ridge(alpha=1.0, positive=True).fit(X, y)
+    >>> positive.solver_, bool(positive.coef_[2] == 0.0)
+    ('lbfgs', True)
     """
 
     _parameter_constraints: dict = {
@@ -360,12 +426,6 @@ class Ridge(
             Fitted estimator.
         """
         validate_estimator_params(self)
-        if self.positive:
-            raise ValueError(
-                "gpuml's Ridge does not support positive=True: constraining the "
-                "coefficients needs scikit-learn's 'lbfgs' solver. Use "
-                "sklearn.linear_model.Ridge(positive=True) or set positive=False."
-            )
         self._reset_device_cache()
         xp = compute_namespace()
         family = input_family(X)
@@ -381,14 +441,19 @@ class Ridge(
         )
         y = _dense_targets(y)
         n_targets = 1 if y.ndim == 1 else y.shape[1]
+        solver = _resolve_solver(
+            self.solver,
+            positive=self.positive,
+            sparse=is_sparse(X),
+            fit_intercept=self.fit_intercept,
+            max_iter=self.max_iter,
+            tol=self.tol,
+        )
         if sample_weight is not None:
             sample_weight = check_sample_weight(
                 sample_weight, X.shape[0], xp=xp, dtype=X.dtype
             )
         alpha = _check_alpha(self.alpha, n_targets, X.dtype, xp)
-        solver = _resolve_solver(
-            self.solver, sparse=is_sparse(X), fit_intercept=self.fit_intercept
-        )
         if has_negative(sample_weight, xp):
             _raise_negative_weights(solver)
         # Data copied across the bus is a fresh buffer and may be centred in
@@ -425,6 +490,17 @@ class Ridge(
             coef, intercept = fitted
             self._set_fitted(coef, intercept, None, solver, y.ndim, family, engine)
             return self
+        may_overwrite = transferred or not self.copy_X
+        out_dtype = X.dtype
+        if solver in _FLOAT64_SOLVERS and X.dtype != np.float64:
+            X, y, alpha = (
+                X.astype(np.float64),
+                y.astype(np.float64),
+                alpha.astype(np.float64),
+            )
+            if sample_weight is not None:
+                sample_weight = sample_weight.astype(np.float64)
+            may_overwrite = True  # a copy made here
         # Overflows while centring or forming the system are checked (and
         # raise scikit-learn's error) rather than warned about.
         with np.errstate(over="ignore", invalid="ignore"):
@@ -433,7 +509,7 @@ class Ridge(
                 y,
                 sample_weight,
                 fit_intercept=self.fit_intercept,
-                overwrite_X=transferred or not self.copy_X,
+                overwrite_X=may_overwrite,
                 xp=xp,
             )
             coef, n_iter = _SOLVERS[solver](
@@ -444,6 +520,8 @@ class Ridge(
         # model is returned silently.
         check_finite_system(coef, xp=xp)
         intercept = problem.y_offset - coef @ problem.X_offset
+        coef = coef.astype(out_dtype, copy=False)
+        intercept = intercept.astype(out_dtype, copy=False)
         self._set_fitted(coef, intercept, n_iter, solver, y.ndim, family, engine)
         return self
 
@@ -465,7 +543,10 @@ class Ridge(
                 self.intercept_ = intercept
         else:
             self.coef_ = to_family(coef, family)
-            self.intercept_ = to_family(intercept, family)
+            # scikit-learn's float 0.0 without an intercept
+            self.intercept_ = (
+                to_family(intercept, family) if self.fit_intercept else 0.0
+            )
         self.n_iter_ = n_iter
         self.solver_ = solver
 
@@ -490,7 +571,7 @@ class Ridge(
         iterative ``"sparse_cg"``, and cuML's engine, fit candidate by
         candidate.
         """
-        if self.solver == "sparse_cg" or self.engine == "cuml":
+        if not _batches_alphas(self):
             return frozenset()
         return frozenset({"alpha"})
 
@@ -515,15 +596,19 @@ class Ridge(
             predictions on a leading axis. See ``_ridge_batch.py``.
         """
         validate_estimator_params(self)
-        if self.positive:
-            raise ValueError("gpuml's Ridge does not support positive=True.")
         solver = _resolve_solver(
-            self.solver, sparse=is_sparse(X), fit_intercept=self.fit_intercept
+            self.solver,
+            positive=self.positive,
+            sparse=is_sparse(X),
+            fit_intercept=self.fit_intercept,
+            max_iter=self.max_iter,
+            tol=self.tol,
         )
-        if solver == "sparse_cg":
-            # Conjugate gradients stop at `tol`; a factorisation would give
-            # (slightly) different models than one-by-one fits.
-            raise BatchUnsupported("sparse_cg fits one alpha at a time")
+        if solver not in _DIRECT_SOLVERS:
+            # Iterative solvers stop at `tol`, so a factorisation would give
+            # (slightly) different models than one-by-one fits; a positive
+            # fit solves one constrained problem per alpha.
+            raise BatchUnsupported(f"solver {solver!r} fits one alpha at a time")
         if self.engine == "cuml":
             raise BatchUnsupported("engine='cuml' fits one alpha at a time")
         return fit_batch(

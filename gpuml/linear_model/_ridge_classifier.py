@@ -43,7 +43,7 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.base import BatchUnsupported, DeviceCacheMixin
-from gpuml.linear_model._ridge import Ridge
+from gpuml.linear_model._ridge import Ridge, _batches_alphas
 from gpuml.linear_model._ridge_cv import (
     _BaseRidgeCV,
     _intercept,
@@ -205,17 +205,18 @@ class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
     copy_X : bool, default=True
         If False, X may be overwritten.
     max_iter : int, default=None
-        Maximum iterations of the ``"sparse_cg"`` solver.
+        Maximum iterations of the iterative solvers (see :class:`Ridge`).
     tol : float, default=1e-4
-        Relative residual at which ``"sparse_cg"`` stops.
+        Stopping tolerance of the iterative solvers (see :class:`Ridge`).
     class_weight : dict or "balanced", default=None
         Weights of the classes, as sample weights (``"balanced"``:
         ``n_samples / (n_classes * np.bincount(y))``).
-    solver : {"auto", "cholesky", "svd", "sparse_cg"}, default="auto"
-        gpuml's :class:`Ridge` solvers (scikit-learn's ``"lsqr"``, ``"sag"``,
-        ``"saga"`` and ``"lbfgs"`` are not available).
+    solver : {"auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", \
+            "saga", "lbfgs"}, default="auto"
+        :class:`Ridge`'s solvers, with scikit-learn's rules.
     positive : bool, default=False
-        Only ``False`` is supported.
+        When True, constrains the coefficients to be non-negative (solver
+        ``"auto"`` or ``"lbfgs"``).
     random_state : int, RandomState instance or None, default=None
         Accepted for compatibility.
 
@@ -226,7 +227,7 @@ class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
     intercept_ : float or ndarray of shape (n_targets,)
         Independent terms; 0.0 when ``fit_intercept=False``.
     n_iter_ : None or ndarray of shape (n_targets,)
-        Iterations of ``"sparse_cg"``; None for the direct solvers.
+        Iterations of ``"lsqr"``, ``"sag"`` and ``"saga"``; None otherwise.
     solver_ : str
         The solver used.
     classes_ : ndarray of shape (n_classes,)
@@ -326,9 +327,9 @@ class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
 
     def _batch_params(self) -> frozenset:
         """``{"alpha"}``: all alphas of a fold from one factorisation, as
-        Ridge's; none for ``"sparse_cg"`` and for balanced class weights
-        (which depend on each fold's labels)."""
-        if self.solver == "sparse_cg" or self.class_weight == "balanced":
+        Ridge's; none for the iterative solvers, ``positive=True`` and
+        balanced class weights (which depend on each fold's labels)."""
+        if not _batches_alphas(self) or self.class_weight == "balanced":
             return frozenset()
         return frozenset({"alpha"})
 
@@ -341,7 +342,7 @@ class RidgeClassifier(_RidgeClassifierMixin, DeviceCacheMixin, BaseEstimator):
         :class:`RidgeClassifierBatch` per fold.
         """
         validate_estimator_params(self)
-        if self.solver == "sparse_cg" or self.class_weight == "balanced":
+        if not _batches_alphas(self) or self.class_weight == "balanced":
             raise BatchUnsupported("this RidgeClassifier fits one alpha at a time")
         xp = compute_namespace()
         host_y = to_host(y)

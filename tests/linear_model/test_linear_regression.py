@@ -265,22 +265,33 @@ def test_block_lsqr_matches_scipy_per_column(rng):
     rounding differences grow for a while, as between SciPy's own lsqr on
     a sparse and a dense copy of one matrix)."""
     A = sp.random(40, 25, density=0.3, random_state=0, format="csr")
-    B = rng.normal(size=(40, 3))
+    B = rng.normal(size=(40, 4))
     B[:, 2] = 0.0  # a zero right-hand side: x = 0 at once
-    for atol, iter_lim, rtol in ((1e-3, 4, 1e-10), (1e-12, 200, 1e-8)):
-        ours = block_lsqr(
-            lambda V: A @ V,
-            lambda U: A.T @ U,
-            B,
-            n_columns=25,
-            atol=atol,
-            btol=atol,
-            iter_lim=iter_lim,
-            xp=np,
-        )
-        for j in range(3):
-            theirs = lsqr(A, B[:, j], atol=atol, btol=atol, iter_lim=iter_lim)[0]
-            np.testing.assert_allclose(ours[:, j], theirs, rtol=rtol, atol=1e-12)
+    cases = ((1e-3, 4, 1e-10), (1e-12, 200, 1e-8))
+    # damping per column (Ridge's lsqr: damp = sqrt(alpha)), zero included
+    for damp in (None, np.array([0.0, 0.7, 1.3, 3.0])):
+        for atol, iter_lim, rtol in cases:
+            ours, n_iter = block_lsqr(
+                lambda V: A @ V,
+                lambda U: A.T @ U,
+                B,
+                n_columns=25,
+                atol=atol,
+                btol=atol,
+                iter_lim=iter_lim,
+                xp=np,
+                damp=damp,
+            )
+            assert n_iter.dtype == np.int32
+            for j in range(4):
+                d = 0.0 if damp is None else damp[j]
+                theirs = lsqr(
+                    A, B[:, j], damp=d, atol=atol, btol=atol, iter_lim=iter_lim
+                )
+                np.testing.assert_allclose(ours[:, j], theirs[0], rtol=rtol, atol=1e-12)
+                # the same iterations; near convergence, rounding may move
+                # the stopping test by one
+                assert abs(int(n_iter[j]) - theirs[2]) <= (iter_lim > 4)
 
 
 def test_grid_search_over_fit_intercept_and_positive(backend, rng):

@@ -59,12 +59,13 @@ def test_ridge_matches_sklearn(
     )
     backend.assert_family(model.coef_, dtype=dtype, shape=expected.coef_.shape)
     assert _rel_err(backend.to_numpy(model.coef_), expected.coef_) < RTOL[dtype]
-    if n_targets == 1:
-        # scikit-learn's type: a scalar of X's dtype (0-d on the device), or
-        # the float 0.0 without an intercept.
-        if not fit_intercept:
-            assert type(model.intercept_) is type(expected.intercept_) is float
-        elif backend.family == "host":
+    if not fit_intercept:
+        # scikit-learn's float 0.0 without an intercept, for any targets
+        assert type(model.intercept_) is type(expected.intercept_) is float
+        assert model.intercept_ == expected.intercept_ == 0.0
+    elif n_targets == 1:
+        # scikit-learn's type: a scalar of X's dtype (0-d on the device)
+        if backend.family == "host":
             assert type(model.intercept_) is type(expected.intercept_) is dtype
         else:
             backend.assert_family(model.intercept_, dtype=dtype, shape=())
@@ -282,9 +283,9 @@ def test_ridge_rejects_bad_parameters(backend, rng):
     with pytest.raises(InvalidParameterError, match="'alpha' parameter of Ridge"):
         Ridge(alpha=-1.0).fit(X, y)
     with pytest.raises(InvalidParameterError, match="'solver' parameter of Ridge must"):
-        Ridge(solver="sag").fit(X, y)
-    with pytest.raises(ValueError, match="does not support positive=True"):
-        Ridge(positive=True).fit(X, y)
+        Ridge(solver="newton").fit(X, y)
+    with pytest.raises(ValueError, match="solver='svd' does not support positive"):
+        Ridge(positive=True, solver="svd").fit(X, y)
     with pytest.raises(ValueError, match="non-negative"):
         Ridge(alpha=[-1.0]).fit(X, y)
 
@@ -327,7 +328,7 @@ def test_ridge_sparse_cg_convergence_warning(rng):
     X, y = _data(rng)
     with pytest.warns(ConvergenceWarning, match="sparse_cg did not converge after 1"):
         model = Ridge(solver="sparse_cg", max_iter=1, tol=1e-12).fit(X, y)
-    assert model.n_iter_.tolist() == [1]
+    assert model.n_iter_ is None  # scikit-learn's sparse_cg reports none
 
 
 # ----------------------------------------------------------------------------

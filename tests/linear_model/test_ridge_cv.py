@@ -382,7 +382,7 @@ def test_ridge_cv_bad_parameters(rng):
     with pytest.raises(InvalidParameterError):
         RidgeClassifierCV(class_weight="even").fit(X, y > 0)
     with pytest.raises(InvalidParameterError):
-        RidgeClassifier(solver="lsqr").fit(X, y > 0)
+        RidgeClassifier(solver="newton").fit(X, y > 0)
 
 
 def test_ridge_cv_metadata_without_routing(rng):

@@ -83,17 +83,12 @@ MISSING_SOLVER = r"InvalidParameterError: The 'solver' parameter of \w+ must be"
 KNOWN = {
     "test_ridge": [
         Category(
-            "scikit-learn's lsqr, sag, saga and lbfgs solvers: gpuml's Ridge has "
-            "cholesky, svd and sparse_cg (the same optimum; the others are new "
-            "solvers to write), so parameter validation refuses them",
-            most=241,
-            error=MISSING_SOLVER,
-        ),
-        Category(
-            "positive=True: constraining the coefficients needs a bound-"
-            "constrained solver (scikit-learn's lbfgs), which gpuml lacks",
-            most=20,
-            error=r"ValueError: gpuml's Ridge does not support positive=True",
+            "positive=True is solved exactly (an active-set NNLS, finite, on "
+            "which L-BFGS-B's max_iter has no hold): a fit that scikit-learn's "
+            "lbfgs stops after max_iter=1 iteration with a ConvergenceWarning "
+            "converges in gpuml, without the warning",
+            most=1,
+            name=r"test_lbfgs_solver_error",
         ),
         Category(
             "gpuml's cholesky solver fits sparse X with an intercept (the Gram "
@@ -129,7 +124,7 @@ KNOWN = {
 # ElasticNet swapped in; test_lbfgs_solver_consistency's four cases
 # deselected). test_base's count includes scikit-learn's 8 xpassed cases.
 PASSED = {
-    "test_ridge": 842,
+    "test_ridge": 1081,
     "test_logistic": 101,
     "test_coordinate_descent": 288,
     "test_sparse_coordinate_descent": 159,
