@@ -752,56 +752,68 @@ class _IterationTasks:
 class LogisticRegression(
     CallbackSupportMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimator
 ):
-    """Logistic regression (L2 or no penalty), on the GPU or the CPU.
+    """Logistic regression (L2, L1, elastic-net or no penalty), on the GPU
+    or the CPU.
 
-    A drop-in replacement for :class:`sklearn.linear_model.LogisticRegression`
-    with ``solver="lbfgs"``: the same parameters, objective, attributes and
-    results. It minimises scikit-learn's objective with SciPy's L-BFGS-B
-    algorithm (the one scikit-learn's lbfgs calls) run on the compute device
-    (see :mod:`gpuml.linear_model._optimize`): CuPy when a GPU is usable,
-    else NumPy. Binary problems use the logistic loss,
+    A drop-in replacement for :class:`sklearn.linear_model.LogisticRegression`:
+    the same parameters, solver names and rules, objective, attributes and
+    results. Two device algorithms serve the solver names: ``"lbfgs"`` and
+    ``"sag"`` (L2 or no penalty) run SciPy's L-BFGS-B algorithm (the one
+    scikit-learn's lbfgs calls) on the compute device (see
+    :mod:`gpuml.linear_model._optimize`); ``"saga"`` (every penalty),
+    ``"liblinear"`` (L1 or L2, its penalised intercept), ``"newton-cg"`` and
+    ``"newton-cholesky"`` run a batched proximal Newton method (see
+    :mod:`gpuml.linear_model._logistic_proximal`). The device is CuPy's
+    when a GPU is usable, else NumPy. Binary problems use the logistic loss,
     three or more classes the multinomial loss. Predictions come back in
     the family of their input; fitted attributes live in the family of the
     training input.
 
     Parameters
     ----------
-    penalty : {"l2", None}, default="deprecated"
+    penalty : {"l1", "l2", "elasticnet", None}, default="deprecated"
         Deprecated in scikit-learn 1.8: use ``l1_ratio`` and ``C``. Setting
         it warns as scikit-learn does.
     C : float, default=1.0
         Inverse of regularisation strength; ``np.inf`` means no penalty.
     l1_ratio : float, default=0.0
-        Only ``0`` (the L2 penalty) is supported; L1 and elastic-net
-        penalties raise a ValueError that names scikit-learn's ``saga``.
+        The L1 share of the penalty: 0 is L2, 1 is L1, in between the
+        elastic net (``"saga"``; ``"liblinear"`` takes 0 or 1).
     dual : bool, default=False
-        Only ``False`` (the dual formulation is liblinear's).
+        ``True`` only for liblinear's L2 penalty (the same optimum).
     tol : float, default=1e-4
-        Stop when the largest absolute gradient entry is at most ``tol``
-        (L-BFGS-B's ``gtol``, as scikit-learn passes it).
+        Stop when the largest entry of the (minimum-norm sub)gradient of the
+        objective, over the total sample weight, is at most ``tol``
+        (L-BFGS-B's ``gtol``, as scikit-learn's lbfgs uses it; the same test
+        for every solver name).
     fit_intercept : bool, default=True
     intercept_scaling : float, default=1
-        Accepted for compatibility; used by liblinear only.
+        liblinear only: the value of the synthetic feature whose (penalised)
+        weight times ``intercept_scaling`` is the intercept.
     class_weight : dict, "balanced" or None, default=None
         Weights per class, multiplied into the sample weights.
     random_state : int, RandomState instance or None, default=None
-        Accepted for compatibility; L-BFGS is deterministic.
-    solver : {"lbfgs"}, default="lbfgs"
-        The device L-BFGS.
+        Accepted for compatibility; gpuml's methods are deterministic.
+    solver : {"lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", \
+            "saga"}, default="lbfgs"
+        scikit-learn's names, with its rules for penalties and ``dual``;
+        see above for the algorithm that serves each.
     max_iter : int, default=100
+        L-BFGS or Newton iterations, at most.
     verbose : int, default=0
-        Print the optimiser's progress.
+        Print the L-BFGS optimiser's progress.
     warm_start : bool, default=False
-        Start from the previous ``coef_`` and ``intercept_``.
+        Start from the previous ``coef_`` and ``intercept_`` (not liblinear,
+        as scikit-learn's).
     n_jobs : None
         Deprecated in scikit-learn 1.8; has no effect.
     engine : {"auto", "gpuml", "cuml"}, default="auto"
-        Whose solver fits the model on the GPU. ``"gpuml"``: gpuml's
-        L-BFGS. ``"cuml"``: cuML's quasi-Newton solver (cuML must be
-        installed; the same objective, its own stopping rule, so results
-        agree to about ``tol``; no ``warm_start`` from a previous fit;
-        searches then fit one ``C`` at a time). ``"auto"``: gpuml's, which
-        measured as fast and batches ``C`` in searches (see
+        Whose solver fits the model on the GPU. ``"gpuml"``: gpuml's.
+        ``"cuml"``: cuML's quasi-Newton solver, for the L-BFGS solver names
+        (cuML must be installed; the same objective, its own stopping rule,
+        so results agree to about ``tol``; no ``warm_start`` from a previous
+        fit; searches then fit one ``C`` at a time). ``"auto"``: gpuml's,
+        which measured as fast and batches ``C`` in searches (see
         :doc:`/rapids`). Attributes, predictions and output family are
         gpuml's either way.
 
@@ -811,7 +823,7 @@ class LogisticRegression(
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     n_iter_ : ndarray of shape (1,)
-        L-BFGS iterations, at most ``max_iter``.
+        L-BFGS or Newton iterations, at most ``max_iter``.
     engine_ : {"gpuml", "cuml"}
         The engine that fitted the model.
     n_features_in_ : int
@@ -831,6 +843,13 @@ class LogisticRegression(
     (2, 2)
     >>> bool(model.score(X, y) > 0.85)
     True
+
+    An L1 penalty (``solver="saga"``) zeroes the coefficients of the
+    features without signal:
+
+    >>> sparse_model = LogisticRegression(solver="saga", l1_ratio=1.0, C=0.05)
+    >>> sparse_model.fit(X, y).coef_[0, 1:].tolist()
+    [0.0, 0.0]
     """
 
     _parameter_constraints: dict = {
@@ -896,7 +915,7 @@ class LogisticRegression(
         def set_callbacks(self, *callbacks):
             """Set callbacks for the estimator (scikit-learn's method; as
             scikit-learn's ``LogisticRegression``, it warns for a solver
-            other than ``"lbfgs"``, which gpuml's ``fit`` refuses anyway).
+            other than ``"lbfgs"``, whose fits report no iterations).
 
             Parameters
             ----------
