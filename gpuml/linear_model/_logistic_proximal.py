@@ -263,6 +263,45 @@ def _model(W, V, grad, H, thresholds, xp):
     )
 
 
+def _symmetric_solve(A, b, xp):
+    """``A x = b`` for a batch of symmetric positive semi-definite ``A``
+    with unit diagonals: by LU for each matrix that a Cholesky
+    factorisation shows well conditioned (pivots above 1e-6), else by a
+    pseudo-inverse through the eigendecomposition (a multinomial loss's
+    flat directions that no penalty removes). Each matrix's method is its
+    own, whatever the others of the batch."""
+    diagonal = xp.arange(A.shape[1])
+    try:
+        pivots = xp.linalg.cholesky(A)[:, diagonal, diagonal]  # NaN on a GPU
+        well = to_host(xp.isfinite(pivots).all(axis=1) & (pivots.min(axis=1) > 1e-6))
+    except np.linalg.LinAlgError:  # NumPy: one failure fails the batch
+        well = np.array([_positive_definite(matrix) for matrix in A])
+    solved = xp.empty_like(b)
+    good = np.flatnonzero(well)
+    if good.size:
+        index = xp.asarray(good)
+        solved[index] = xp.linalg.solve(A[index], b[index])
+    bad = np.flatnonzero(~well)
+    if bad.size:
+        index = xp.asarray(bad)
+        values, vectors = xp.linalg.eigh(A[index])
+        cut = 1e-12 * values.max(axis=1, keepdims=True)
+        inverse = xp.where(values > cut, 1.0 / xp.where(values > cut, values, 1.0), 0.0)
+        solved[index] = xp.matmul(
+            vectors,
+            inverse[:, :, None] * xp.matmul(vectors.transpose(0, 2, 1), b[index]),
+        )
+    return solved
+
+
+def _positive_definite(A) -> bool:
+    """:func:`_symmetric_solve`'s test for one host matrix."""
+    try:
+        return bool(np.diagonal(np.linalg.cholesky(A)).min() > 1e-6)
+    except np.linalg.LinAlgError:
+        return False
+
+
 def _polish(W, V, grad, H, thresholds, allowed, xp, rounds: int = 8):
     """Coordinate descent's ``V``, improved by the exact minimiser of the
     model on its sign pattern (an active-set, "feature-sign" refinement).
@@ -281,7 +320,6 @@ def _polish(W, V, grad, H, thresholds, allowed, xp, rounds: int = 8):
     conditioning. A candidate keeps its coordinate-descent ``V`` where
     this does not lower the model.
     """
-    diagonal = xp.arange(H.shape[1])
     start = V
     for _ in range(rounds):
         free = allowed & ((V != 0) | (thresholds == 0))
@@ -290,18 +328,19 @@ def _polish(W, V, grad, H, thresholds, allowed, xp, rounds: int = 8):
         rhs = -(
             grad + thresholds * xp.sign(V) + xp.matmul(H, fixed[:, :, None])[:, :, 0]
         )
-        A = H * M[:, :, None] * M[:, None, :]
-        A[:, diagonal, diagonal] += 1.0 - M
+        # solved on the coordinates free for some candidate (an L1 fit's
+        # few non-zeros), each candidate's others masked to the identity
+        cols = xp.asarray(np.flatnonzero(to_host(free.any(axis=0))))
+        Mc = M[:, cols]
+        A = H[:, cols][:, :, cols] * Mc[:, :, None] * Mc[:, None, :]
+        diagonal = xp.arange(cols.shape[0])
+        A[:, diagonal, diagonal] += 1.0 - Mc
         scale = 1.0 / xp.sqrt(xp.maximum(A[:, diagonal, diagonal], 1e-300))
         A = A * scale[:, :, None] * scale[:, None, :]
-        values, vectors = xp.linalg.eigh(A)
-        cut = 1e-12 * values.max(axis=1, keepdims=True)
-        inverse = xp.where(values > cut, 1.0 / xp.where(values > cut, values, 1.0), 0.0)
-        b = (rhs * M * scale)[:, :, None]
-        solved = xp.matmul(
-            vectors, inverse[:, :, None] * xp.matmul(vectors.transpose(0, 2, 1), b)
-        )
-        target = W + fixed + M * scale * solved[:, :, 0]
+        b = (rhs[:, cols] * Mc * scale)[:, :, None]
+        solved = _symmetric_solve(A, b, xp)
+        target = W + fixed
+        target[:, cols] += Mc * scale * solved[:, :, 0]
         # the first zero crossing of a penalised coefficient on the way
         crosses = free & (thresholds > 0) & (xp.sign(target) != xp.sign(V))
         denominator = xp.where(crosses, V - target, 1.0)

