@@ -997,12 +997,12 @@ class LogisticRegression(
             )
         return penalty
 
-    def _proximal(self, penalty) -> bool:
+    def _proximal(self) -> bool:
         """Whether the proximal Newton method fits (liblinear, saga,
         newton-cg and newton-cholesky, with any penalty) rather than
         L-BFGS (lbfgs and sag: the same optimum for their L2 or no
-        penalty). ``penalty`` is unused: the solver alone decides, so that
-        one solver name is one algorithm whatever its penalty."""
+        penalty): the solver name alone decides, so that one solver name
+        is one algorithm whatever its penalty."""
         return self.solver in NEWTON_SOLVERS
 
     def _l1_ratio_of(self, penalty, l1_ratio) -> float:
@@ -1133,7 +1133,7 @@ class LogisticRegression(
             self, max_subtasks=max(self.max_iter, 1) + 1
         ).call_on_fit_task_begin(estimator=self, X=X_in, y=y, metadata=metadata)
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
-        if self._proximal(penalty):
+        if self._proximal():
             unsupported = f"fit solver={self.solver!r} with the {penalty} penalty"
             self.engine_ = _cuml.choose_engine(self, xp, unsupported, False)
             self._fit_proximal(X, classes, y_index, sample_weight, penalty, xp)
@@ -1446,10 +1446,10 @@ class LogisticRegression(
         with saga or liblinear, ``l1_ratio``) on each training fold.
 
         Each candidate is checked as its own ``fit`` would check it (the
-        same errors and warnings). The candidates that ``fit`` would give to
-        L-BFGS (every L2 or unpenalised one, but liblinear's) are fitted
-        together by :meth:`_fit_batch_lbfgs`; those of the proximal Newton
-        method (L1, elastic-net, liblinear) together by
+        same errors and warnings). The candidates are fitted together by
+        the algorithm of the solver name: L-BFGS (lbfgs, sag) by
+        :meth:`_fit_batch_lbfgs`, the proximal Newton method (saga,
+        liblinear, newton-cg, newton-cholesky) by
         :meth:`_fit_batch_proximal`, one run per fold, each candidate
         stopping on its own test. Returns an iterator of
         :class:`LogisticBatch`, one per fold, the candidates in the order
@@ -1464,43 +1464,21 @@ class LogisticRegression(
             candidate = clone(self).set_params(**params)
             validate_estimator_params(candidate)
             penalties.append(candidate._check_options())
-        proximal = [self._proximal(penalty) for penalty in penalties]
-        groups = []
-        for wanted, fit in ((False, self._fit_batch_lbfgs), (True, None)):
-            chosen = [i for i, p in enumerate(proximal) if p == wanted]
-            if not chosen:
-                continue
-            if wanted:
-                ratios = [
-                    self._l1_ratio_of(
-                        penalties[i], param_sets[i].get("l1_ratio", self.l1_ratio)
-                    )
-                    for i in chosen
-                ]
-                Cs = [
-                    np.inf
-                    if penalties[i] is None
-                    else float(param_sets[i].get("C", self.C))
-                    for i in chosen
-                ]
-                models = self._fit_batch_proximal(
-                    X, y, Cs, ratios, folds, sample_weight
-                )
-            else:
-                subset = [{"C": param_sets[i].get("C", self.C)} for i in chosen]
-                models = fit(X, y, subset, folds=folds, sample_weight=sample_weight)
-            groups.append((chosen, models))
-        if len(groups) == 1:
-            yield from groups[0][1]
+        if not self._proximal():
+            subset = [{"C": params.get("C", self.C)} for params in param_sets]
+            yield from self._fit_batch_lbfgs(
+                X, y, subset, folds=folds, sample_weight=sample_weight
+            )
             return
-        order = np.argsort(np.concatenate([chosen for chosen, _ in groups]))
-        for parts in zip(*(models for _, models in groups), strict=True):
-            xp = namespace_of(parts[0].W)
-            index = xp.asarray(order)
-            dtype = parts[0].W.dtype
-            W = xp.concatenate([part.W.astype(dtype) for part in parts])[index]
-            b = xp.concatenate([part.b.astype(dtype) for part in parts])[index]
-            yield LogisticBatch(W, b, parts[0].classes_)
+        ratios = [
+            self._l1_ratio_of(penalty, params.get("l1_ratio", self.l1_ratio))
+            for penalty, params in zip(penalties, param_sets, strict=True)
+        ]
+        Cs = [
+            np.inf if penalty is None else float(params.get("C", self.C))
+            for penalty, params in zip(penalties, param_sets, strict=True)
+        ]
+        yield from self._fit_batch_proximal(X, y, Cs, ratios, folds, sample_weight)
 
     def _fit_batch_proximal(self, X, y, C, ratios, folds, sample_weight):
         """One :class:`LogisticBatch` per training fold (or of all rows for
