@@ -30,8 +30,14 @@ iteration's data work is dense linear algebra that a GPU does well:
    ``q x q`` block per pair of classes), by cuBLAS (cuSPARSE for CSR);
 3. coordinate descent on the quadratic model plus the penalty, vectorised
    across the candidates (each coordinate update reads a column of its
-   candidate's Hessian: no data pass), over the working set (coordinates
-   that are non-zero or violate optimality; the others stay zero);
+   candidate's Hessian: no data pass), over each candidate's working set
+   (coordinates that are non-zero or violate optimality; the others stay
+   zero), a few sweeps to find the zeros; then the model's exact minimiser
+   on that sign pattern (one batched symmetric solve: LU where Cholesky
+   shows the matrix well conditioned, else a pseudo-inverse), moving to the
+   first zero crossing and solving again where a sign would flip (an
+   active-set refinement). Without an L1 term that is Newton's step, which
+   serves newton-cg and newton-cholesky;
 4. a backtracking (Armijo) line search on the true objective, each
    candidate with its own step (one data pass per trial for the candidates
    still searching).
@@ -51,7 +57,11 @@ so the method suits data of up to a few thousand features (times classes);
 the coordinate sweeps are a Python loop whose every step is a few
 vectorised operations over the candidates (on a GPU, launches of a few
 small kernels: latency-bound for wide data, where a sweep kernel would
-pay).
+pay), and the sign-pattern solve is cubic in the number of coordinates
+free for some candidate. A candidate's steps do not depend on the other
+candidates of its batch (its own working set, sweeps, solve method and
+step), so a batch gives each candidate its own fit's result up to the
+rounding of the batched products.
 """
 
 from __future__ import annotations
