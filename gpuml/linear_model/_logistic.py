@@ -27,7 +27,7 @@ from types import ModuleType
 import numpy as np
 from scipy import sparse as sp
 from scipy import special
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
@@ -68,7 +68,8 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.base import BatchUnsupported, DeviceCacheMixin
-from gpuml.linear_model._optimize import WIDE, WIDE_CHUNK, lbfgs
+from gpuml.linear_model._logistic_proximal import proximal_newton
+from gpuml.linear_model._optimize import WIDE, WIDE_CHUNK, LbfgsResult, lbfgs
 from gpuml.metrics._base import type_of_target
 
 
@@ -623,6 +624,89 @@ def _fit_together(xp, n_union, n_columns, row_work) -> bool:
     return 4 * 8 * n_union * n_columns <= free / 4
 
 
+SOLVERS = ("lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", "saga")
+# the solvers that the proximal Newton method serves (the others: L-BFGS)
+NEWTON_SOLVERS = ("liblinear", "newton-cg", "newton-cholesky", "saga")
+
+
+def _check_solver(solver, penalty, dual) -> None:
+    """scikit-learn's solver x penalty x dual rules, with its messages."""
+    if solver not in ("liblinear", "saga") and penalty not in ("l2", None):
+        raise ValueError(
+            f"Solver {solver} supports only 'l2' or None penalties, got {penalty} "
+            "penalty."
+        )
+    if solver != "liblinear" and dual:
+        raise ValueError(f"Solver {solver} supports only dual=False, got dual={dual}")
+    if penalty == "elasticnet" and solver != "saga":
+        raise ValueError(
+            f"Only 'saga' solver supports elasticnet penalty, got solver={solver}."
+        )
+    if solver == "liblinear" and penalty is None:
+        raise ValueError(
+            "C=np.inf as well as penalty=None is not supported for the liblinear solver"
+        )
+
+
+def _newton_message(solver: str, result, row: int) -> str:
+    """scikit-learn's ConvergenceWarning text of ``solver`` for a candidate
+    of a proximal Newton run that did not converge."""
+    if solver == "liblinear":
+        return "Liblinear failed to converge, increase the number of iterations."
+    if solver == "newton-cg":
+        return (
+            f"newton-cg failed to converge at loss = {result.value[row]}. Increase"
+            " the number of iterations."
+        )
+    if solver == "newton-cholesky":
+        return f"Newton solver did not converge after {result.n_iter[row]} iterations."
+    return "The max_iter was reached which means the coef_ did not converge"
+
+
+def _check_large_sparse(X, solver: str) -> None:
+    """scikit-learn's refusal of 64-bit sparse indices for liblinear, sag
+    and saga (its ``accept_large_sparse=False``)."""
+    if solver not in ("liblinear", "sag", "saga") or not is_sparse(X):
+        return
+    keys = {"coo": ("col", "row"), "csr": ("indices", "indptr")}
+    keys["csc"] = keys["bsr"] = keys["csr"]
+    for key in keys.get(X.format, ()):
+        dtype = getattr(X, key).dtype
+        if dtype != np.int32:
+            raise ValueError(
+                "Only sparse matrices with 32-bit integer indices are accepted."
+                f" Got {dtype} indices. Please do report a minimal"
+                " reproducer on scikit-learn issue tracker so that support for"
+                " your use-case can be studied by maintainers. See:"
+                " https://scikit-learn.org/dev/developers/minimal_reproducer.html"
+            )
+
+
+def _check_liblinear(X, n_classes: int, l1: bool, dual: bool, xp: ModuleType) -> None:
+    """scikit-learn's refusals of the liblinear solver (``l1``: an L1
+    penalty)."""
+    if n_classes > 2:
+        raise ValueError(
+            "The 'liblinear' solver does not support multiclass classification"
+            " (n_classes >= 3). Either use another solver or wrap the "
+            "estimator in a OneVsRestClassifier to keep applying a "
+            "one-versus-rest scheme."
+        )
+    values = X.data if is_sparse(X) else X
+    if values.size and float(to_host(values.max())) > 1e30:
+        raise ValueError(
+            "Using the 'liblinear' solver while X contains a maximum "
+            "value > 1e30 results in a frozen fit. Please choose another "
+            "solver or rescale the input X."
+        )
+    if l1 and dual:
+        raise ValueError(
+            "Unsupported set of arguments: The combination of penalty='l1' and "
+            "loss='logistic_regression' are not supported when dual=True, "
+            "Parameters: penalty='l1', loss='logistic_regression', dual=True"
+        )
+
+
 def _warn(message: str, category=UserWarning) -> None:
     """A warning of ``fit`` (or of the search's batched fit), attributed to
     the caller of ``fit`` (under its decorator), as scikit-learn's are."""
@@ -668,56 +752,68 @@ class _IterationTasks:
 class LogisticRegression(
     CallbackSupportMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimator
 ):
-    """Logistic regression (L2 or no penalty), on the GPU or the CPU.
+    """Logistic regression (L2, L1, elastic-net or no penalty), on the GPU
+    or the CPU.
 
-    A drop-in replacement for :class:`sklearn.linear_model.LogisticRegression`
-    with ``solver="lbfgs"``: the same parameters, objective, attributes and
-    results. It minimises scikit-learn's objective with SciPy's L-BFGS-B
-    algorithm (the one scikit-learn's lbfgs calls) run on the compute device
-    (see :mod:`gpuml.linear_model._optimize`): CuPy when a GPU is usable,
-    else NumPy. Binary problems use the logistic loss,
+    A drop-in replacement for :class:`sklearn.linear_model.LogisticRegression`:
+    the same parameters, solver names and rules, objective, attributes and
+    results. Two device algorithms serve the solver names: ``"lbfgs"`` and
+    ``"sag"`` (L2 or no penalty) run SciPy's L-BFGS-B algorithm (the one
+    scikit-learn's lbfgs calls) on the compute device (see
+    :mod:`gpuml.linear_model._optimize`); ``"saga"`` (every penalty),
+    ``"liblinear"`` (L1 or L2, its penalised intercept), ``"newton-cg"`` and
+    ``"newton-cholesky"`` run a batched proximal Newton method (see
+    :mod:`gpuml.linear_model._logistic_proximal`). The device is CuPy's
+    when a GPU is usable, else NumPy. Binary problems use the logistic loss,
     three or more classes the multinomial loss. Predictions come back in
     the family of their input; fitted attributes live in the family of the
     training input.
 
     Parameters
     ----------
-    penalty : {"l2", None}, default="deprecated"
+    penalty : {"l1", "l2", "elasticnet", None}, default="deprecated"
         Deprecated in scikit-learn 1.8: use ``l1_ratio`` and ``C``. Setting
         it warns as scikit-learn does.
     C : float, default=1.0
         Inverse of regularisation strength; ``np.inf`` means no penalty.
     l1_ratio : float, default=0.0
-        Only ``0`` (the L2 penalty) is supported; L1 and elastic-net
-        penalties raise a ValueError that names scikit-learn's ``saga``.
+        The L1 share of the penalty: 0 is L2, 1 is L1, in between the
+        elastic net (``"saga"``; ``"liblinear"`` takes 0 or 1).
     dual : bool, default=False
-        Only ``False`` (the dual formulation is liblinear's).
+        ``True`` only for liblinear's L2 penalty (the same optimum).
     tol : float, default=1e-4
-        Stop when the largest absolute gradient entry is at most ``tol``
-        (L-BFGS-B's ``gtol``, as scikit-learn passes it).
+        Stop when the largest entry of the (minimum-norm sub)gradient of the
+        objective, over the total sample weight, is at most ``tol``
+        (L-BFGS-B's ``gtol``, as scikit-learn's lbfgs uses it; the same test
+        for every solver name).
     fit_intercept : bool, default=True
     intercept_scaling : float, default=1
-        Accepted for compatibility; used by liblinear only.
+        liblinear only: the value of the synthetic feature whose (penalised)
+        weight times ``intercept_scaling`` is the intercept.
     class_weight : dict, "balanced" or None, default=None
         Weights per class, multiplied into the sample weights.
     random_state : int, RandomState instance or None, default=None
-        Accepted for compatibility; L-BFGS is deterministic.
-    solver : {"lbfgs"}, default="lbfgs"
-        The device L-BFGS.
+        Accepted for compatibility; gpuml's methods are deterministic.
+    solver : {"lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", \
+            "saga"}, default="lbfgs"
+        scikit-learn's names, with its rules for penalties and ``dual``;
+        see above for the algorithm that serves each.
     max_iter : int, default=100
+        L-BFGS or Newton iterations, at most.
     verbose : int, default=0
-        Print the optimiser's progress.
+        Print the L-BFGS optimiser's progress.
     warm_start : bool, default=False
-        Start from the previous ``coef_`` and ``intercept_``.
+        Start from the previous ``coef_`` and ``intercept_`` (not liblinear,
+        as scikit-learn's).
     n_jobs : None
         Deprecated in scikit-learn 1.8; has no effect.
     engine : {"auto", "gpuml", "cuml"}, default="auto"
-        Whose solver fits the model on the GPU. ``"gpuml"``: gpuml's
-        L-BFGS. ``"cuml"``: cuML's quasi-Newton solver (cuML must be
-        installed; the same objective, its own stopping rule, so results
-        agree to about ``tol``; no ``warm_start`` from a previous fit;
-        searches then fit one ``C`` at a time). ``"auto"``: gpuml's, which
-        measured as fast and batches ``C`` in searches (see
+        Whose solver fits the model on the GPU. ``"gpuml"``: gpuml's.
+        ``"cuml"``: cuML's quasi-Newton solver, for the L-BFGS solver names
+        (cuML must be installed; the same objective, its own stopping rule,
+        so results agree to about ``tol``; no ``warm_start`` from a previous
+        fit; searches then fit one ``C`` at a time). ``"auto"``: gpuml's,
+        which measured as fast and batches ``C`` in searches (see
         :doc:`/rapids`). Attributes, predictions and output family are
         gpuml's either way.
 
@@ -727,7 +823,7 @@ class LogisticRegression(
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     n_iter_ : ndarray of shape (1,)
-        L-BFGS iterations, at most ``max_iter``.
+        L-BFGS or Newton iterations, at most ``max_iter``.
     engine_ : {"gpuml", "cuml"}
         The engine that fitted the model.
     n_features_in_ : int
@@ -747,6 +843,13 @@ class LogisticRegression(
     (2, 2)
     >>> bool(model.score(X, y) > 0.85)
     True
+
+    An L1 penalty (``solver="saga"``) zeroes the coefficients of the
+    features without signal:
+
+    >>> sparse_model = LogisticRegression(solver="saga", l1_ratio=1.0, C=0.05)
+    >>> sparse_model.fit(X, y).coef_[0, 1:].tolist()
+    [0.0, 0.0]
     """
 
     _parameter_constraints: dict = {
@@ -764,7 +867,7 @@ class LogisticRegression(
         "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "random_state": ["random_state"],
-        "solver": [StrOptions({"lbfgs"})],
+        "solver": [StrOptions(set(SOLVERS))],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
@@ -812,7 +915,7 @@ class LogisticRegression(
         def set_callbacks(self, *callbacks):
             """Set callbacks for the estimator (scikit-learn's method; as
             scikit-learn's ``LogisticRegression``, it warns for a solver
-            other than ``"lbfgs"``, which gpuml's ``fit`` refuses anyway).
+            other than ``"lbfgs"``, whose fits report no iterations).
 
             Parameters
             ----------
@@ -834,9 +937,10 @@ class LogisticRegression(
                 )
             return super().set_callbacks(*callbacks)
 
-    def _check_options(self) -> None:
-        """scikit-learn's penalty rules, warnings and errors, in its order;
-        what gpuml supports (the parameters are validated already)."""
+    def _check_options(self) -> str | None:
+        """scikit-learn's penalty and solver rules, warnings and errors, in
+        its order (the parameters are validated already); returns the
+        penalty: "l2", "l1", "elasticnet" or None."""
         if self.penalty == "deprecated":
             # scikit-learn's reading of l1_ratio and C into a penalty
             if self.l1_ratio == 0 or self.l1_ratio is None:
@@ -865,33 +969,24 @@ class LogisticRegression(
                 " penalty='elasticnet', and C=np.inf instead of penalty=None.",
                 FutureWarning,
             )
-        if penalty not in ("l2", None):
-            given = (
-                f"l1_ratio={self.l1_ratio}"
-                if self.penalty == "deprecated"
-                else f"penalty={self.penalty!r}"
-            )
-            raise ValueError(
-                f"Solver {self.solver} supports only 'l2' or None penalties, got "
-                f"{penalty} penalty. {given} (an L1 or elastic-net penalty) is not "
-                "supported by gpuml's LogisticRegression, which fits the L2 "
-                "penalty (l1_ratio=0) or no penalty (C=np.inf). Use "
-                "sklearn.linear_model.LogisticRegression(solver='saga') for L1 "
-                "and elastic-net penalties."
-            )
-        if self.dual:
-            raise ValueError("Solver lbfgs supports only dual=False, got dual=True")
-        if self.l1_ratio is not None and 0 < self.l1_ratio < 1:
+        _check_solver(self.solver, penalty, self.dual)
+        if penalty != "elasticnet" and (
+            self.l1_ratio is not None and 0 < self.l1_ratio < 1
+        ):
             _warn(
                 "l1_ratio parameter is only used when penalty is 'elasticnet'. "
                 f"Got (penalty={penalty})"
             )
-        if self.penalty == "l2" and self.l1_ratio != 0:
+        if (self.penalty == "l2" and self.l1_ratio != 0) or (
+            self.penalty == "l1" and self.l1_ratio != 1
+        ):
             _warn(
                 f"Inconsistent values: penalty={self.penalty} with "
                 f"l1_ratio={self.l1_ratio}. penalty is deprecated. Please use "
                 "l1_ratio only."
             )
+        if penalty == "elasticnet" and self.l1_ratio is None:
+            raise ValueError("l1_ratio must be specified when penalty is elasticnet.")
         if self.penalty is None and self.C != 1.0:  # not the default
             _warn("Setting penalty=None will ignore the C and l1_ratio parameters")
         if self.n_jobs is not None:
@@ -900,6 +995,24 @@ class LogisticRegression(
                 f"You provided 'n_jobs={self.n_jobs}', please leave it unspecified.",
                 FutureWarning,
             )
+        return penalty
+
+    def _proximal(self) -> bool:
+        """Whether the proximal Newton method fits (liblinear, saga,
+        newton-cg and newton-cholesky, with any penalty) rather than
+        L-BFGS (lbfgs and sag: the same optimum for their L2 or no
+        penalty): the solver name alone decides, so that one solver name
+        is one algorithm whatever its penalty."""
+        return self.solver in NEWTON_SOLVERS
+
+    def _l1_ratio_of(self, penalty, l1_ratio) -> float:
+        """The L1 share of the penalty of a candidate (``l1_ratio``: its
+        value of the parameter)."""
+        if penalty == "l1":
+            return 1.0
+        if penalty == "elasticnet":
+            return float(l1_ratio)
+        return 0.0
 
     def _inverse_C(self, C) -> float:
         if self.penalty is None or C == np.inf:
@@ -951,12 +1064,9 @@ class LogisticRegression(
             weights = factors if weights is None else weights * factors
         return weights
 
-    def _minimize(self, loss, xp, x0=None, callback=None):
-        """L-BFGS on ``loss`` from ``x0`` (zeros by default), warning as
-        scikit-learn does for each row that did not converge."""
-        if x0 is None:
-            x0 = xp.zeros((loss.inverse_C.shape[0], loss.n_params))
-        result = lbfgs(
+    def _lbfgs(self, loss, x0, xp, callback):
+        """The device L-BFGS on ``loss`` from ``x0``."""
+        return lbfgs(
             loss,
             x0,
             max_iter=self.max_iter,
@@ -966,9 +1076,28 @@ class LogisticRegression(
             verbose=self.verbose,
             callback=callback,
         )
+
+    def _minimize(self, loss, xp, x0=None, callback=None):
+        """L-BFGS on ``loss`` from ``x0`` (zeros by default), warning as
+        scikit-learn does for each row that did not converge."""
+        if x0 is None:
+            x0 = xp.zeros((loss.inverse_C.shape[0], loss.n_params))
+        if self.max_iter == 0 and self.solver == "sag":
+            # scikit-learn's sag has not moved yet (its lbfgs takes a step)
+            k = x0.shape[0]
+            result = LbfgsResult(
+                x0, None, np.zeros(k, np.int32), np.ones(k, np.int32), [""] * k
+            )
+        else:
+            result = self._lbfgs(loss, x0, xp, callback)
         for row in np.flatnonzero(result.status != 0):
+            message = _convergence_message(result, row, self.max_iter)
+            if self.solver == "sag":
+                message = (
+                    "The max_iter was reached which means the coef_ did not converge"
+                )
             warnings.warn(
-                _convergence_message(result, row, self.max_iter),
+                message,
                 ConvergenceWarning,
                 stacklevel=4,  # the caller of fit (under its decorator)
             )
@@ -990,11 +1119,12 @@ class LogisticRegression(
         -------
         self : object
         """
-        self._check_options()
+        penalty = self._check_options()
         self._reset_device_cache()
         xp = compute_namespace()
         family = input_family(X)
         X_in = X
+        _check_large_sparse(X, self.solver)
         X = validate_data(self, X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
         # scikit-learn's callbacks (1.9+): the fit, and one task per iteration.
         # They see the data as given (the fit may have uploaded a copy).
@@ -1003,6 +1133,21 @@ class LogisticRegression(
             self, max_subtasks=max(self.max_iter, 1) + 1
         ).call_on_fit_task_begin(estimator=self, X=X_in, y=y, metadata=metadata)
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
+        if self._proximal():
+            unsupported = f"fit solver={self.solver!r} with the {penalty} penalty"
+            self.engine_ = _cuml.choose_engine(self, xp, unsupported, False)
+            self._fit_proximal(X, classes, y_index, sample_weight, penalty, xp)
+            self.coef_ = to_family(self.coef_, family)
+            if hasattr(self.intercept_, "shape"):
+                self.intercept_ = to_family(self.intercept_, family)
+            context.call_on_fit_task_end(
+                estimator=self,
+                X=X_in,
+                y=y,
+                metadata=metadata,
+                reconstruction_attributes={},
+            )
+            return self
         unsupported = _cuml.logistic_unsupported(
             self,
             X,
@@ -1073,6 +1218,69 @@ class LogisticRegression(
         )
         return self
 
+    def _fit_proximal(self, X, classes, y_index, sample_weight, penalty, xp):
+        """Fit by the proximal Newton method (liblinear, or saga with an L1
+        or elastic-net penalty): ``coef_``, ``intercept_``, ``n_iter_``
+        (in ``xp``; the caller moves them to the input's family)."""
+        n_classes = int(classes.shape[0])
+        liblinear = self.solver == "liblinear"
+        if liblinear:
+            _check_liblinear(X, n_classes, penalty == "l1", self.dual, xp)
+        weights = self._weights(classes, y_index, sample_weight, xp)
+        x0 = None
+        # scikit-learn's liblinear has no warm start
+        if self.warm_start and hasattr(self, "coef_") and not liblinear:
+            x0 = self._warm_start_params(classes, X.shape[1], xp)
+            rows = 1 if n_classes == 2 else n_classes
+            W = x0[:, : rows * X.shape[1]].reshape(1, rows, X.shape[1])
+            if self.fit_intercept:
+                W = xp.concatenate([W, x0[:, rows * X.shape[1] :, None]], axis=2)
+            x0 = W
+        C = np.inf if penalty is None else float(self.C)
+        ratio = self._l1_ratio_of(penalty, self.l1_ratio)
+        result = self._proximal_newton(
+            X, y_index, n_classes, weights, [C], [ratio], xp, x0=x0
+        )
+        # liblinear's coefficients are float64 whatever X's dtype
+        dtype = np.float64 if liblinear else X.dtype
+        self.classes_ = classes
+        self.coef_ = result.coef[0].astype(dtype)
+        if self.fit_intercept:
+            self.intercept_ = result.intercept[0].astype(dtype)
+        elif liblinear:
+            self.intercept_ = 0.0  # scikit-learn's liblinear: a float
+        else:
+            self.intercept_ = xp.zeros(result.intercept.shape[1], dtype=dtype)
+        self.n_iter_ = result.n_iter[:1].astype(np.int32)
+
+    def _proximal_newton(self, X, y_index, n_classes, weights, C, ratio, xp, x0=None):
+        """:func:`proximal_newton` with this estimator's settings, warning
+        as scikit-learn's saga or liblinear does for each candidate that
+        did not converge."""
+        liblinear = self.solver == "liblinear"
+        result = proximal_newton(
+            X,
+            y_index,
+            n_classes,
+            weights,
+            C,
+            ratio,
+            fit_intercept=self.fit_intercept,
+            intercept_column=float(self.intercept_scaling) if liblinear else 1.0,
+            penalize_intercept=liblinear,
+            tol=float(self.tol),
+            max_iter=int(self.max_iter),
+            xp=xp,
+            x0=x0,
+        )
+        for row in np.flatnonzero(~result.converged):
+            warnings.warn(
+                _newton_message(self.solver, result, row),
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        return result
+
     def _warm_start_params(self, classes, n_features, xp):
         rows = 1 if classes.shape[0] == 2 else int(classes.shape[0])
         coef = _dense(to_namespace(self.coef_, xp)).astype(xp.float64)
@@ -1095,7 +1303,9 @@ class LogisticRegression(
         )
         coef = _dense(self._fitted("coef_", xp))  # dense again if sparsified
         intercept = self._fitted("intercept_", xp)
-        scores = X @ coef.astype(X.dtype).T + intercept.astype(X.dtype)
+        if hasattr(intercept, "astype"):  # liblinear's 0.0 is a float
+            intercept = intercept.astype(X.dtype)
+        scores = X @ coef.astype(X.dtype).T + intercept
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def decision_function(self, X):
@@ -1221,12 +1431,91 @@ class LogisticRegression(
         return n_folds * n_train * n_features * passes / 4.5e11
 
     def _batch_params(self) -> frozenset:
-        """``C`` values can be optimised together (one L-BFGS over all rows);
-        cuML's engine fits them one at a time."""
-        return frozenset() if self.engine == "cuml" else frozenset({"C"})
+        """``C`` values can be optimised together (one L-BFGS, or one
+        proximal Newton run, over all rows), and so can ``l1_ratio`` values
+        with saga and liblinear (whose candidates the proximal Newton method
+        fits together); cuML's engine fits them one at a time."""
+        if self.engine == "cuml":
+            return frozenset()
+        if self.solver in ("saga", "liblinear"):
+            return frozenset({"C", "l1_ratio"})
+        return frozenset({"C"})  # their l1_ratio > 0 raises
 
     def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
-        """Fit one model per ``C`` of ``param_sets`` on each training fold.
+        """Fit one model per dict of ``param_sets`` (values of ``C`` and,
+        with saga or liblinear, ``l1_ratio``) on each training fold.
+
+        Each candidate is checked as its own ``fit`` would check it (the
+        same errors and warnings). The candidates are fitted together by
+        the algorithm of the solver name: L-BFGS (lbfgs, sag) by
+        :meth:`_fit_batch_lbfgs`, the proximal Newton method (saga,
+        liblinear, newton-cg, newton-cholesky) by
+        :meth:`_fit_batch_proximal`, one run per fold, each candidate
+        stopping on its own test. Returns an iterator of
+        :class:`LogisticBatch`, one per fold, the candidates in the order
+        of ``param_sets`` (see ``docs/search.rst``).
+        """
+        validate_estimator_params(self)
+        penalties = []
+        for params in param_sets:
+            C = params.get("C", self.C)
+            if not isinstance(C, Real) or not C > 0:
+                raise ValueError(f"C must be a positive float; got {C!r}.")
+            candidate = clone(self).set_params(**params)
+            validate_estimator_params(candidate)
+            penalties.append(candidate._check_options())
+        if not self._proximal():
+            subset = [{"C": params.get("C", self.C)} for params in param_sets]
+            yield from self._fit_batch_lbfgs(
+                X, y, subset, folds=folds, sample_weight=sample_weight
+            )
+            return
+        ratios = [
+            self._l1_ratio_of(penalty, params.get("l1_ratio", self.l1_ratio))
+            for penalty, params in zip(penalties, param_sets, strict=True)
+        ]
+        Cs = [
+            np.inf if penalty is None else float(params.get("C", self.C))
+            for penalty, params in zip(penalties, param_sets, strict=True)
+        ]
+        yield from self._fit_batch_proximal(X, y, Cs, ratios, folds, sample_weight)
+
+    def _fit_batch_proximal(self, X, y, C, ratios, folds, sample_weight):
+        """One :class:`LogisticBatch` per training fold (or of all rows for
+        ``folds=None``) of the proximal Newton method's candidates (host
+        sequences ``C`` and ``ratios``, the L1 shares), all of a fold in
+        one run."""
+        xp = compute_namespace()
+        X = check_array(X, xp=xp, accept_sparse="csr", dtype=FLOAT_DTYPES)
+        classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
+        fits = [(X, classes, y_index, sample_weight)]
+        if folds is not None:
+            n_classes = int(classes.shape[0])
+            fits = []
+            for train in folds:
+                train = xp.asarray(train)
+                w_fold = None if sample_weight is None else sample_weight[train]
+                if _has_every_class(y_index, train, n_classes, xp):
+                    fits.append((X[train], classes, y_index[train], w_fold))
+                else:
+                    fits.append((X[train], *_fold_labels(y, train, xp), w_fold))
+        for X_fit, fit_classes, fit_y, fit_weights in fits:
+            n_classes = int(fit_classes.shape[0])
+            if self.solver == "liblinear":
+                _check_liblinear(X_fit, n_classes, max(ratios) > 0, self.dual, xp)
+            weights = self._weights(fit_classes, fit_y, fit_weights, xp)
+            result = self._proximal_newton(
+                X_fit, fit_y, n_classes, weights, C, ratios, xp
+            )
+            yield LogisticBatch(
+                result.coef.astype(X.dtype),
+                result.intercept.astype(X.dtype),
+                fit_classes,
+            )
+
+    def _fit_batch_lbfgs(self, X, y, param_sets, *, folds=None, sample_weight=None):
+        """Fit one model per ``C`` of ``param_sets`` on each training fold
+        by L-BFGS.
 
         On a GPU, while one joint evaluation is small (see
         :func:`_fit_together`), the candidates of every fold that holds all
@@ -1236,11 +1525,8 @@ class LogisticRegression(
         candidates, and the host drives one optimisation instead of one per
         fold; otherwise, and on the CPU, one per fold. The labels are encoded
         once; a fold that lacks one of the classes is fitted on its own
-        labels, as scikit-learn would. Returns an iterator of
-        :class:`LogisticBatch` (see ``docs/search.rst``).
+        labels, as scikit-learn would.
         """
-        validate_estimator_params(self)
-        self._check_options()
         if self.engine == "cuml":
             raise BatchUnsupported("engine='cuml' fits one C at a time")
         xp = compute_namespace()

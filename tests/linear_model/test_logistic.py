@@ -418,15 +418,15 @@ def test_column_vector_y_warns_and_2d_y_is_refused(backend, rng):
 def test_logistic_rejects_unsupported_parameters(backend, rng):
     X, y = _classification(rng, LABELS["binary"], n_samples=40, n_features=5)
     X, y = backend.asarray(X), backend.asarray(y)
-    for solver in ("saga", "liblinear", "newton-cholesky", "foo"):
-        with pytest.raises(
-            InvalidParameterError, match="'solver' parameter of LogisticRegression"
-        ):
-            LogisticRegression(solver=solver).fit(X, y)
+    with pytest.raises(
+        InvalidParameterError, match="'solver' parameter of LogisticRegression"
+    ):
+        LogisticRegression(solver="foo").fit(X, y)
+    # scikit-learn's solver x penalty rules (tests/linear_model/
+    # test_logistic_penalties.py checks them all against scikit-learn's)
     for l1_ratio in (0.5, 1.0):
-        with pytest.raises(ValueError) as info:
+        with pytest.raises(ValueError, match="Solver lbfgs supports only 'l2'"):
             LogisticRegression(l1_ratio=l1_ratio).fit(X, y)
-        assert "l1_ratio" in str(info.value) and "not supported" in str(info.value)
     with pytest.raises(ValueError, match="dual"):
         LogisticRegression(dual=True).fit(X, y)
 

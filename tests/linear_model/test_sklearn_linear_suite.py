@@ -99,12 +99,36 @@ KNOWN = {
     ],
     "test_logistic": [
         Category(
-            "scikit-learn's liblinear, newton-cg, newton-cholesky, sag and saga "
-            "solvers (and with them every L1 and elastic-net fit): gpuml's "
-            "LogisticRegression has lbfgs only, so parameter validation "
-            "refuses them",
-            most=194,
-            error=MISSING_SOLVER,
+            "liblinear's dual coordinate descent visits the samples in a random "
+            "order (random_state changes its result within tol); gpuml's "
+            "proximal Newton method is deterministic",
+            most=1,
+            name=r"test_liblinear_dual_random_state\[\w+\]",
+        ),
+        Category(
+            "scikit-learn's LogisticRegressionCV (its own class, liblinear or "
+            "saga inside) against gpuml's LogisticRegression at the default "
+            "tol=1e-4: liblinear's trust-region Newton and saga's epochs stop "
+            "at other points within tol than gpuml's proximal Newton method "
+            "(5e-6 and 4e-4 apart), more than the tests' 6 decimals and score "
+            "tolerance; at tol=1e-10 they agree",
+            most=3,
+            name=r"test_logistic_cv\[.*\]|test_scores_attribute_layout_elasticnet",
+        ),
+        Category(
+            "expects saga's grid-searched elastic net to score at least as well "
+            "on a test split as its L1 and L2 fits: a property of saga's "
+            "approximate solutions at tol=1e-4 on that split (0.816 against "
+            "0.808 at the optimum gpuml reaches), not of the optimum",
+            most=1,
+            name=r"test_elastic_net_vs_l1_l2\[.*\]",
+        ),
+        Category(
+            "scikit-learn's newton-cholesky falls back to lbfgs on a singular "
+            "Hessian (its n_iter_ counts both); gpuml's Newton step solves it "
+            "through a pseudo-inverse and does not fall back",
+            most=1,
+            name=r"test_newton_cholesky_fallback_to_lbfgs",
         ),
     ],
     "test_coordinate_descent": [
@@ -125,7 +149,7 @@ KNOWN = {
 # deselected). test_base's count includes scikit-learn's 8 xpassed cases.
 PASSED = {
     "test_ridge": 1081,
-    "test_logistic": 101,
+    "test_logistic": 289,
     "test_coordinate_descent": 288,
     "test_sparse_coordinate_descent": 159,
     "test_base": 84,
@@ -301,10 +325,9 @@ def test_penalty_rules_as_sklearn(rng, penalty, l1_ratio, C):
     assert ours[0] == theirs[0]
     if theirs[1] is None:
         assert ours[1] is None
-    else:  # scikit-learn's type and message, then what gpuml supports
+    else:  # scikit-learn's type and message
         assert ours[1][0] is theirs[1][0]
-        assert ours[1][1].startswith(theirs[1][1])
-        assert "sklearn.linear_model.LogisticRegression(solver='saga')" in ours[1][1]
+        assert ours[1][1] == theirs[1][1]
 
 
 @pytest.mark.skipif(
