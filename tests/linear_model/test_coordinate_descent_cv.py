@@ -210,7 +210,7 @@ def test_fold_batch_equals_fold_by_fold(rng):
     )
     together = path_mse(X, y, sw, folds, alphas, [0.5, 1.0], precompute=True, **common)
     # wide folds take the residual form, one fold at a time: the same data
-    # in two blocks of columns of zeros make the folds wide
+    # with columns of zeros appended (zero coefficients) makes them wide
     X_wide = np.hstack([X, np.zeros((40, 40))])
     apart = path_mse(
         X_wide, y, sw, folds, alphas, [0.5, 1.0], precompute=False, **common
@@ -268,7 +268,7 @@ def _error(model, X, y, **fit_params):
         warnings.simplefilter("ignore", ConvergenceWarning)
         try:
             model.fit(X, y, **fit_params)
-        except Exception as exc:  # noqa: BLE001 - the error is compared
+        except Exception as exc:  # the error is compared
             return type(exc), str(exc)
     return None
 
