@@ -529,6 +529,9 @@ class _LinearModelCV(
         if hasattr(self, "l1_ratio"):
             self.l1_ratio_ = best_l1_ratio
 
+        # the arrays in the training input's family (host for host input)
+        self.mse_path_ = to_family(self.mse_path_, family)
+        self.alphas_ = to_family(self.alphas_, family)
         model = self._refit_model(best_alpha, best_l1_ratio)
         model.fit(X, y, sample_weight=sample_weight)
         self.coef_ = to_family(model.coef_, family)
@@ -703,7 +706,7 @@ class LassoCV(_LinearModelCV):
     >>> model.mse_path_.shape
     (100, 5)
     >>> np.round(model.coef_, 1)
-    array([ 2., -0., -1.,  0.,  0.,  0.5])
+    array([ 2. ,  0. , -1. ,  0. ,  0. ,  0.5])
     """
 
     def __init__(
@@ -799,7 +802,7 @@ class ElasticNetCV(_LinearModelCV):
     >>> float(model.l1_ratio_)
     1.0
     >>> np.round(model.coef_, 1)
-    array([ 2., -0., -1.,  0.,  0.,  0.5])
+    array([ 2. ,  0. , -1. ,  0. ,  0. ,  0.5])
     """
 
     _parameter_constraints: dict = {

@@ -81,12 +81,13 @@ def _check(backend, model, expected, dtype=np.float64):
     assert model.alpha_ == pytest.approx(expected.alpha_, rel=grid_rtol)
     if hasattr(expected, "l1_ratio_"):
         assert model.l1_ratio_ == expected.l1_ratio_
-    assert type(model.mse_path_) is np.ndarray
-    assert model.mse_path_.shape == expected.mse_path_.shape
-    assert model.mse_path_.dtype == expected.mse_path_.dtype
-    np.testing.assert_allclose(model.mse_path_, expected.mse_path_, rtol=rtol)
-    assert model.alphas_.shape == expected.alphas_.shape
-    np.testing.assert_allclose(model.alphas_, expected.alphas_, rtol=grid_rtol)
+    mse_path = expected.mse_path_
+    backend.assert_family(model.mse_path_, dtype=mse_path.dtype, shape=mse_path.shape)
+    np.testing.assert_allclose(backend.to_numpy(model.mse_path_), mse_path, rtol=rtol)
+    backend.assert_family(model.alphas_, dtype=np.float64, shape=expected.alphas_.shape)
+    np.testing.assert_allclose(
+        backend.to_numpy(model.alphas_), expected.alphas_, rtol=grid_rtol
+    )
     backend.assert_family(model.coef_, dtype=dtype, shape=expected.coef_.shape)
     assert _rel_err(backend.to_numpy(model.coef_), expected.coef_) < rtol
     np.testing.assert_allclose(
@@ -234,7 +235,9 @@ def test_fold_kernel_sweep_equals_loop(backend, rng):
     finally:
         cd.SWEEP_KERNEL = True
     assert kernel.alpha_ == loop.alpha_
-    np.testing.assert_allclose(kernel.mse_path_, loop.mse_path_, rtol=1e-9)
+    np.testing.assert_allclose(
+        backend.to_numpy(kernel.mse_path_), backend.to_numpy(loop.mse_path_), rtol=1e-9
+    )
 
 
 def test_in_a_search(rng):
