@@ -102,10 +102,19 @@ class _FoldGramOps:
         self.B, self.y_norm2 = xp.ascontiguousarray(B), y_norm2
         self.fold = np.asarray(fold, dtype=np.int64)  # host, sorted
         self.fold_device = xp.asarray(self.fold)
-        # row j of every fold's Gram matrix, features first: (p, p, F)
-        self.rows = xp.ascontiguousarray(G.transpose(1, 2, 0))
+        self._rows = [None]  # a box shared with the operators of take()
         diagonals = xp.diagonal(G, axis1=1, axis2=2)  # (F, p)
         self.norm2 = xp.ascontiguousarray(diagonals.T[:, self.fold_device])
+
+    @property
+    def rows(self):
+        """Row ``j`` of every fold's Gram matrix, ``rows[j]`` (p, F): what
+        a coordinate's update reads (made at the first, and shared with
+        the operators of :meth:`take`; a GPU's kernel sweeps never read
+        it)."""
+        if self._rows[0] is None:
+            self._rows[0] = self.xp.ascontiguousarray(self.G.transpose(1, 2, 0))
+        return self._rows[0]
 
     def _runs(self):
         """``(fold, first, stop)`` of each fold's contiguous columns."""
@@ -145,7 +154,7 @@ class _FoldGramOps:
         xp = self.xp
         keep_host = np.asarray(to_host(keep), dtype=np.int64)
         out = _FoldGramOps.__new__(_FoldGramOps)
-        out.G, out.xp, out.rows = self.G, xp, self.rows
+        out.G, out.xp, out._rows = self.G, xp, self._rows
         out.fold = self.fold[keep_host]
         out.fold_device = self.fold_device[keep]
         out.B = xp.ascontiguousarray(self.B[:, keep])
