@@ -202,6 +202,140 @@ class _FoldGramOps:
         return d_w_max, w_max
 
 
+class _FoldDenseOps:
+    """Residual operator of candidates that each have their own fold's
+    (centred, weighted) dense data, for folds with fewer rows than
+    features.
+
+    ``XT`` (F, p, n) holds the folds' X transposed, each padded with rows
+    of zeros to the longest fold's ``n`` (a padded row adds zeros to every
+    sum and its residual stays zero); candidate ``c`` reads
+    ``XT[fold[c]]``, with its own padded target column of ``Y`` (n, k),
+    squared column norms ``norm2`` (p, k) and residuals ``R`` (n, k).
+    Candidates are ordered by fold, as for :class:`_FoldGramOps`.
+    """
+
+    gram = False
+
+    def __init__(self, XT, Y, fold, xp: ModuleType):
+        self.XT, self.Y, self.xp = XT, Y, xp
+        self.fold = np.asarray(fold, dtype=np.int64)  # host, sorted
+        self.fold_device = xp.asarray(self.fold)
+        self.fold_norm2 = xp.ascontiguousarray((XT * XT).sum(axis=2))  # (F, p)
+        self.norm2 = xp.ascontiguousarray(self.fold_norm2.T[:, self.fold_device])
+        self.y_norm2 = (Y * Y).sum(axis=0)
+
+    _runs = _FoldGramOps._runs
+
+    def _column(self, j):
+        """Column ``j`` of each candidate's X: (n, k)."""
+        return self.XT[:, j, :][self.fold_device].T
+
+    def _product(self, V):
+        """``X[fold[c]] @ V[:, c]`` for every column: (n, k)."""
+        out = self.xp.empty((self.XT.shape[2], V.shape[1]), dtype=V.dtype)
+        for f, a, b in self._runs():
+            out[:, a:b] = self.XT[f].T @ V[:, a:b]
+        return out
+
+    def start(self, W):
+        self.R = self.Y - self._product(W)
+
+    def grad(self, j):
+        return (self._column(j) * self.R).sum(axis=0)
+
+    def step(self, j, delta):
+        self.R -= self._column(j) * delta[None, :]
+
+    def bulk(self, Delta):
+        self.R -= self._product(Delta)
+
+    def xtr(self, W):
+        out = self.xp.empty((self.XT.shape[1], self.R.shape[1]), dtype=W.dtype)
+        for f, a, b in self._runs():
+            out[:, a:b] = self.XT[f] @ self.R[:, a:b]
+        return out
+
+    def norms(self, W):
+        return (self.R * self.R).sum(axis=0), (self.R * self.Y).sum(axis=0)
+
+    def take(self, keep):
+        xp = self.xp
+        keep_host = np.asarray(to_host(keep), dtype=np.int64)
+        out = _FoldDenseOps.__new__(_FoldDenseOps)
+        out.XT, out.xp, out.fold_norm2 = self.XT, xp, self.fold_norm2
+        out.fold = self.fold[keep_host]
+        out.fold_device = self.fold_device[keep]
+        out.Y, out.y_norm2 = self.Y[:, keep], self.y_norm2[keep]
+        out.norm2 = xp.ascontiguousarray(self.norm2[:, keep])
+        if hasattr(self, "R"):
+            out.R = self.R[:, keep]
+        return out
+
+    def kernel_sweep(self, W, l1, l2, excluded, skip, positive: bool):
+        """One cyclic sweep on the GPU: the dense sweep kernel of
+        ``gpuml/_cuda/enet.cu`` launched once per fold on the fold's columns
+        (views into the (n, k) and (p, k) arrays, whose row stride ``k`` the
+        kernel is given)."""
+        from gpuml import _cuda
+
+        cupy = self.xp
+        n_features, k = W.shape
+        n_rows = self.XT.shape[2]
+        d_w_max = cupy.empty(k, dtype=W.dtype)
+        w_max = cupy.empty(k, dtype=W.dtype)
+        l1, l2 = cupy.ascontiguousarray(l1), cupy.ascontiguousarray(l2)
+        excluded = cupy.ascontiguousarray(excluded).view(cupy.uint8)
+        skip = cupy.asarray(skip.astype(np.uint8))
+        self.R = cupy.ascontiguousarray(self.R)
+        kernel = _cuda.kernel("enet", f"enet_dense_sweep<{_cuda.ctype(W.dtype)}>")
+        for f, a, b in self._runs():
+            args = (
+                self.XT[f],
+                self.fold_norm2[f],
+                self.R[:, a:],
+                W[:, a:],
+                l1[a:],
+                l2[a:],
+                excluded[:, a:],
+                skip,
+                np.int64(n_rows),
+                np.int64(n_features),
+                np.int64(k),  # the row stride; the grid has b - a blocks
+                np.int32(positive),
+                d_w_max[a:],
+                w_max[a:],
+            )
+            kernel((b - a,), (256,), args)  # ENET_THREADS of enet.cu
+        return d_w_max, w_max
+
+
+def _fold_gram_ops(datas, n_l1: int, xp: ModuleType):
+    """The :class:`_FoldGramOps` of folds in the Gram form (``_EnetData``
+    of kind "gram"), ``n_l1`` candidates per fold."""
+    G = xp.stack([data.G for data in datas])
+    B = xp.concatenate([xp.tile(data.Xy, (1, n_l1)) for data in datas], axis=1)
+    y_norm2 = xp.concatenate(
+        [xp.tile((data.Y * data.Y).sum(axis=0), n_l1) for data in datas]
+    )
+    return _FoldGramOps(G, B, y_norm2, np.repeat(np.arange(len(datas)), n_l1), xp)
+
+
+def _fold_dense_ops(datas, n_l1: int, xp: ModuleType):
+    """The :class:`_FoldDenseOps` of dense folds (``_EnetData`` of kind
+    "dense"), ``n_l1`` candidates per fold."""
+    n_rows = max(data.X.shape[0] for data in datas)
+    n_features = datas[0].X.shape[1]
+    dtype = datas[0].X.dtype
+    XT = xp.zeros((len(datas), n_features, n_rows), dtype=dtype)
+    Y = xp.zeros((n_rows, len(datas) * n_l1), dtype=dtype)
+    for f, data in enumerate(datas):
+        n = data.X.shape[0]
+        XT[f, :, :n] = data.X.T
+        Y[:n, f * n_l1 : (f + 1) * n_l1] = data.Y[:, :1]
+    return _FoldDenseOps(XT, Y, np.repeat(np.arange(len(datas)), n_l1), xp)
+
+
 # --------------------------------------------------------------------------
 # The alpha grid, the paths, the held-out errors
 # --------------------------------------------------------------------------
@@ -297,7 +431,8 @@ def path_mse(
     # "auto": gpuml's own choice (the Gram form where n_train >= p, see _prepare)
     flag = False if isinstance(precompute, str) else precompute
     fits = {}  # fold -> (coefs (n_alphas, p, n_l1), X_offset, y_offset)
-    gram = []  # folds in the Gram form: (fold, data, n_train)
+    batched = {"gram": [], "dense": []}  # (fold, data, n_train) by form
+    solve = dict(max_iter=max_iter, tol=tol, positive=positive, xp=xp)
     for f, (train, _) in enumerate(folds):
         rows = xp.asarray(train)
         X_train, y_train = X[rows], y[rows]
@@ -317,50 +452,34 @@ def path_mse(
         n_train = X_train.shape[0]
         if data.kind == "gram":
             data.X = None  # only the statistics are kept
-            gram.append((f, data, n_train))
+        if data.kind in batched:
+            batched[data.kind].append((f, data, n_train))
             continue
+        # sparse: the fold's own descent per step, over its l1_ratios
         l1, l2 = _penalties(alphas, l1_ratios, n_train)
+        fold_seeds = None if seeds is None else seeds[:, f, :].T
         coefs = _path(
-            data.ops([0] * n_l1),
-            l1,
-            l2,
-            None if seeds is None else seeds[:, f, :].T,
-            n_features,
-            X.dtype,
-            max_iter=max_iter,
-            tol=tol,
-            positive=positive,
-            xp=xp,
+            data.ops([0] * n_l1), l1, l2, fold_seeds, n_features, X.dtype, **solve
         )
         fits[f] = (coefs, data.X_offset, data.y_offset)
-    if gram:
+    for kind, group in batched.items():
+        if not group:
+            continue
         # every (fold, l1_ratio) pair a candidate of one descent per step
-        G = xp.stack([data.G for _, data, _ in gram])
-        B = xp.concatenate([xp.tile(data.Xy, (1, n_l1)) for _, data, _ in gram], 1)
-        y_norm2 = xp.concatenate(
-            [xp.tile((data.Y * data.Y).sum(axis=0), n_l1) for _, data, _ in gram]
-        )
-        fold_of = np.repeat(np.arange(len(gram)), n_l1)
-        parts = [_penalties(alphas, l1_ratios, n) for _, _, n in gram]
+        datas = [data for _, data, _ in group]
+        if kind == "gram":
+            ops = _fold_gram_ops(datas, n_l1, xp)
+        else:
+            ops = _fold_dense_ops(datas, n_l1, xp)
+        parts = [_penalties(alphas, l1_ratios, n) for _, _, n in group]
         l1 = np.concatenate([p[0] for p in parts], axis=1)
         l2 = np.concatenate([p[1] for p in parts], axis=1)
-        order = [f for f, _, _ in gram]
         chosen = None
         if seeds is not None:  # (n_alphas, k)
-            chosen = np.concatenate([seeds[:, f, :].T for f in order], axis=1)
-        coefs = _path(
-            _FoldGramOps(G, B, y_norm2, fold_of, xp),
-            l1,
-            l2,
-            chosen,
-            n_features,
-            X.dtype,
-            max_iter=max_iter,
-            tol=tol,
-            positive=positive,
-            xp=xp,
-        )
-        for i, (f, data, _) in enumerate(gram):
+            chosen = np.concatenate([seeds[:, f, :].T for f, _, _ in group], axis=1)
+        coefs = _path(ops, l1, l2, chosen, n_features, X.dtype, **solve)
+        del ops
+        for i, (f, data, _) in enumerate(group):
             part = coefs[:, :, i * n_l1 : (i + 1) * n_l1]
             fits[f] = (part, data.X_offset, data.y_offset)
     mse = []
