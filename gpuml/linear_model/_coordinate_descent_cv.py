@@ -12,16 +12,18 @@ but fits the paths together:
   (never through the host), centred and weighted as scikit-learn's
   ``_pre_fit`` does (the fold's own means and weights: nothing depends on
   rows outside the fold).
-- Where a fold's problem has the Gram form (dense X with at least as many
-  training rows as features, or ``precompute=True``), only its Gram
-  statistics are kept, and every (fold, ``l1_ratio``) pair is a candidate of
-  **one batched coordinate descent per path step** (:class:`_FoldGramOps`:
-  the candidates share nothing but the step, each reads its fold's Gram
-  matrix), warm-started from its previous alpha and stopped by
-  scikit-learn's duality-gap rule. On a GPU a sweep is one launch of the
-  Gram sweep kernel per fold (all the fold's ``l1_ratio`` candidates).
-- Otherwise (sparse X, or wide dense folds) each fold's path is one batched
-  descent per step over its ``l1_ratio`` candidates (residual form).
+- For dense X every (fold, ``l1_ratio``) pair is a candidate of **one
+  batched coordinate descent per path step**, warm-started from its
+  previous alpha and stopped by scikit-learn's duality-gap rule; the
+  candidates share nothing but the step, each reads its own fold's data:
+  the fold's Gram statistics where the fold has at least as many training
+  rows as features or ``precompute=True`` (:class:`_FoldGramOps`; only the
+  statistics are kept), else the fold's centred X, padded with rows of
+  zeros to the longest fold, and residuals (:class:`_FoldDenseOps`). On a
+  GPU a sweep is one launch of the Gram or dense sweep kernel per fold (all
+  the fold's ``l1_ratio`` candidates).
+- Sparse X (never densified) runs one batched descent per fold and step,
+  over the fold's ``l1_ratio`` candidates.
 - The held-out mean squared errors of every (``l1_ratio``, alpha, fold) are
   computed at the end, one matrix product per fold, and reach the host in
   one transfer.

@@ -237,12 +237,13 @@ def test_fold_batch_equals_fold_by_fold(rng):
 
 
 @pytest.mark.skipif(not cd.SWEEP_KERNEL, reason="the sweep kernel is off")
-def test_fold_kernel_sweep_equals_loop(backend, rng):
-    """On the GPU the folds' sweeps are one Gram kernel launch per fold;
-    the per-coordinate loop gives the same paths."""
+@pytest.mark.parametrize("shape", [(60, 8), (20, 30)], ids=["gram", "dense"])
+def test_fold_kernel_sweep_equals_loop(backend, rng, shape):
+    """On the GPU the folds' sweeps are one kernel launch per fold (Gram or
+    dense residuals); the per-coordinate loop gives the same paths."""
     if backend.device != "gpu":
         pytest.skip("the kernel runs on the GPU only")
-    X, y = _regression(rng, 60, 8)
+    X, y = _regression(rng, *shape)
     params = {"tol": TOL, "alphas": 10, "cv": 4, "l1_ratio": [0.4, 1.0]}
     kernel = ElasticNetCV(**params).fit(backend.asarray(X), backend.asarray(y))
     try:
