@@ -70,6 +70,7 @@ from gpuml.base import DeviceCacheMixin
 from gpuml.linear_model._base import LinearRegressorMixin
 from gpuml.linear_model._coordinate_descent import (
     _RAND_R_MAX,
+    NON_FINITE,
     ElasticNet,
     Lasso,
     _prepare,
@@ -442,6 +443,10 @@ def path_mse(
         if sw is not None:
             sw_train = sw[rows]
             sw_train = sw_train * (X_train.shape[0] / sw_train.sum())
+            if not is_sparse(X) and bool((sw_train < 0).any()):
+                # scikit-learn's fold, scaled by the weights' square roots,
+                # then fails its check
+                raise ValueError("Input contains NaN.")
         data = _prepare(
             X_train,
             y_train[:, None],
@@ -651,6 +656,8 @@ class _LinearModelCV(
                 best_alpha = l1_alphas[i_best]
                 best_l1_ratio = l1_ratio
                 best_mse = mse_alphas[i_best]
+        if not np.isfinite(best_mse):
+            raise ValueError(NON_FINITE)
         self.alpha_ = best_alpha
         if isinstance(self.alphas, Integral):
             self.alphas_ = alphas[0] if n_l1 == 1 else alphas

@@ -307,6 +307,7 @@ def _error(model, X, y, **fit_params):
         (LassoCV, SkLassoCV, {"alphas": 0}, "invalid"),
         (ElasticNetCV, SkElasticNetCV, {"l1_ratio": 1.5}, "invalid"),
         (LassoCV, SkLassoCV, {"fit_intercept": False}, "gram"),
+        (LassoCV, SkLassoCV, {}, "negative weights"),
     ],
 )
 def test_errors_as_sklearn(rng, cls, sk_cls, params, case):
@@ -315,8 +316,13 @@ def test_errors_as_sklearn(rng, cls, sk_cls, params, case):
         y = np.column_stack([y, y])
     if case == "gram":  # the whole data's Gram matrix fails each fold's check
         params = {**params, "precompute": X.T @ X}
-    ours = _error(cls(**params), X, y)
-    theirs = _error(sk_cls(**params), X, y)
+    fit_params = {}
+    if case == "negative weights":
+        fit_params["sample_weight"] = np.where(np.arange(30) % 7 == 0, -1.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scikit-learn's sqrt
+        ours = _error(cls(**params), X, y, **fit_params)
+        theirs = _error(sk_cls(**params), X, y, **fit_params)
     assert theirs is not None and ours is not None
     if case == "invalid":
         assert ours[0] is InvalidParameterError
