@@ -390,3 +390,14 @@ def to_host(array):
 def to_float(value) -> float:
     """Convert a 0-d array (NumPy or CuPy) or number to a Python float."""
     return float(value.item() if hasattr(value, "item") else value)
+
+
+def take_rows(values, rows, xp: ModuleType):
+    """``values[rows]`` (gpuml's gather kernel on the GPU, where the layout
+    allows: no CuPy indexing kernel to compile)."""
+    sparse_other = is_sparse(values) and getattr(values, "format", None) != "csr"
+    if xp is not np and not sparse_other:
+        taken = _cuda.take_rows(values, rows)
+        if taken is not None:
+            return taken
+    return values[rows]

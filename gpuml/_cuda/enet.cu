@@ -8,7 +8,9 @@
 // Layouts (C order): G (p, p) symmetric; B = X^T y per candidate, Qw, W and
 // excluded (p, k), candidate c in column c; l1, l2, d_w_max, w_max (k);
 // skip (p): the coordinates that no candidate updates (columns of zeros, or
-// excluded by every candidate), the same for the whole block.
+// excluded by every candidate), the same for the whole block; done (k, or
+// null): candidates that have stopped, whose blocks return at once (their W
+// and state untouched, d_w_max and w_max not written).
 
 __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
@@ -23,11 +25,12 @@ template <typename T>
 __global__ void enet_gram_sweep(const T* G, const T* B, T* Qw, T* W,
                                 const T* l1, const T* l2,
                                 const unsigned char* excluded,
-                                const unsigned char* skip, long long p,
+                                const unsigned char* skip,
+                                const unsigned char* done, long long p,
                                 long long k, int positive, T* d_w_max, T* w_max)
 {
     const long long c = blockIdx.x;
-    if (c >= k) return;
+    if (c >= k || (done != nullptr && done[c])) return;
     __shared__ T s_delta;
     const T a = l1[c], b = l2[c], zero = (T)0;
     T dmax = zero, wmax = zero;
@@ -83,11 +86,12 @@ template <typename T>
 __global__ void enet_dense_sweep(const T* XT, const T* norm2, T* R, T* W,
                                  const T* l1, const T* l2,
                                  const unsigned char* excluded,
-                                 const unsigned char* skip, long long n, long long p,
+                                 const unsigned char* skip,
+                                 const unsigned char* done, long long n, long long p,
                                  long long k, int positive, T* d_w_max, T* w_max)
 {
     const long long c = blockIdx.x;
-    if (c >= k) return;
+    if (c >= k || (done != nullptr && done[c])) return;
     __shared__ T partial[ENET_THREADS];
     __shared__ T s_delta;
     const int tid = threadIdx.x;

@@ -54,6 +54,7 @@ from gpuml._array import (
     input_family,
     is_sparse,
     namespace_of,
+    take_rows,
     to_family,
     to_host,
     to_namespace,
@@ -116,10 +117,12 @@ class _GramOps:
 
     gram = True
 
-    def __init__(self, G, B, y_norm2, xp: ModuleType):
+    def __init__(self, G, B, y_norm2, xp: ModuleType, norm2=None):
         self.G, self.B = xp.ascontiguousarray(G), xp.ascontiguousarray(B)
         self.y_norm2, self.xp = y_norm2, xp
-        self.norm2 = xp.ascontiguousarray(xp.diagonal(G))
+        if norm2 is None:
+            norm2 = xp.ascontiguousarray(xp.diagonal(G))
+        self.norm2 = norm2
 
     def start(self, W):
         self.Qw = self.G @ W
@@ -388,6 +391,14 @@ def enet_coordinate_descent_batch(
     A ConvergenceWarning (scikit-learn's message) per candidate that did
     not converge.
     """
+    if seeds is None and _sweep_kernel(ops, W, xp):
+        W, gaps, n_iter, failed = _solve_device(
+            ops, W, l1, l2, max_iter, tol, positive, xp
+        )
+        tols = xp.asarray(tol * np.asarray(to_host(ops.y_norm2), dtype=W.dtype))
+        if failed.any():
+            _warn_not_converged(gaps, tols, l1, failed)
+        return W, gaps, n_iter, tols
     tols = tol * ops.y_norm2
     if seeds is None:
         W, gaps, n_iter, failed = _solve(
@@ -484,11 +495,13 @@ def _sweep_kernel(ops, W, xp: ModuleType) -> bool:
     )
 
 
-def _kernel_sweep(ops, W, l1, l2, excluded, skip, positive: bool):
+def _kernel_sweep(ops, W, l1, l2, excluded, skip, positive: bool, done=None):
     """One cyclic sweep of every working candidate by one kernel launch (a
     block per candidate): ``W`` and the operator's state (``Qw`` or ``R``)
     are updated in place; returns each candidate's largest update and
-    largest coefficient, as the per-coordinate loop does."""
+    largest coefficient, as the per-coordinate loop does. ``done`` (a uint8
+    device array of ``k`` flags, or None) marks candidates to leave as they
+    are (their two results are then not written)."""
     from gpuml import _cuda
 
     if hasattr(ops, "kernel_sweep"):  # an operator with its own launches
@@ -496,14 +509,15 @@ def _kernel_sweep(ops, W, l1, l2, excluded, skip, positive: bool):
     cupy = namespace_of(W)
     n_features, k = W.shape
     t = _cuda.ctype(W.dtype)
-    d_w_max = cupy.empty(k, dtype=W.dtype)
-    w_max = cupy.empty(k, dtype=W.dtype)
+    d_w_max = cupy.zeros(k, dtype=W.dtype)
+    w_max = cupy.zeros(k, dtype=W.dtype)
     common = (
         W,
         cupy.ascontiguousarray(l1),
         cupy.ascontiguousarray(l2),
         cupy.ascontiguousarray(excluded).view(cupy.uint8),
         cupy.asarray(skip.astype(np.uint8)),
+        0 if done is None else done,
     )
     tail = (np.int32(positive), d_w_max, w_max)
     if ops.gram:
@@ -613,6 +627,138 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
     return ws.out_W, ws.out_gap, ws.out_iter, ws.failed
 
 
+class _HostView:
+    """What :func:`_duality_gap` and :func:`_screen` read of a device
+    operator, copied to the host (NumPy, in the data's dtype) at a gap
+    check; the screening's bulk update is kept for the device to apply."""
+
+    def __init__(self, r_norm2, ry, XtR, norm2):
+        self._norms, self._xtr, self.norm2 = (r_norm2, ry), XtR, norm2
+        self.Delta = None
+
+    def norms(self, W):
+        return self._norms
+
+    def xtr(self, W):
+        return self._xtr
+
+    def bulk(self, Delta):
+        self.Delta = Delta
+
+
+def _host_view(ops, W_host, host):
+    """The gap check's inputs of every candidate: ``(||R||², Rᵀy)`` and
+    ``XᵀR`` on the host. The Gram form reads ``W`` (given), ``Qw`` and the
+    constant ``B``; the dense form forms ``XᵀR`` by cuBLAS and the norms on
+    the device."""
+    if ops.gram:
+        Qw = to_host(ops.Qw)
+        B, y_norm2 = host["B"], host["y_norm2"]
+        qw = (W_host * B).sum(axis=0)
+        r_norm2 = y_norm2 + (W_host * Qw).sum(axis=0) - 2.0 * qw
+        return _HostView(r_norm2, y_norm2 - qw, B - Qw, host["norm2"])
+    r_norm2, ry = (to_host(v) for v in ops.norms(None))
+    return _HostView(r_norm2, ry, to_host(ops.xtr(None)), host["norm2"])
+
+
+def _solve_device(ops, W, l1, l2, max_iter, tol, positive, xp):
+    """:func:`_solve` for the GPU's sweep kernels: the same iterates and
+    stopping rule, with the bookkeeping on the host.
+
+    Each sweep is one kernel launch for the whole batch; a candidate that
+    has stopped keeps its column (its block returns at once) instead of
+    being removed from the working arrays. The convergence check, the
+    duality gap and the gap-safe screening read small arrays (``(k,)`` and
+    ``(p, k)``) that come to the host when a check is due and are computed
+    there with the NumPy code of the CPU path, in the data's dtype. So a
+    fit compiles no CuPy element-wise or reduction kernel on the Gram form
+    (its first use on a new machine costs gpuml's ``enet`` module alone);
+    the dense form's norms are two CuPy reductions.
+    """
+    dtype = W.dtype
+    n_features, k = W.shape
+    l1_h = np.asarray(to_host(l1), dtype=dtype)
+    l2_h = np.asarray(to_host(l2), dtype=dtype)
+    norm2_h = np.asarray(to_host(ops.norm2), dtype=dtype)
+    y_norm2_h = np.asarray(to_host(ops.y_norm2), dtype=dtype)
+    host = {"norm2": norm2_h, "y_norm2": y_norm2_h}
+    if ops.gram:
+        host["B"] = np.asarray(to_host(ops.B))
+    tols = tol * y_norm2_h
+    nonzero_h = norm2_h != 0
+    W_h = np.ascontiguousarray(to_host(W), dtype=dtype)
+    W = xp.asarray(W_h.copy())  # a copy to the device: no kernel
+
+    def start(W):
+        ops.start(W)
+        if ops.gram:
+            ops.Qw = xp.ascontiguousarray(ops.Qw)
+        else:
+            ops.R = xp.ascontiguousarray(ops.R)
+
+    start(W)
+    l1_d, l2_d = xp.asarray(l1_h), xp.asarray(l2_h)
+    excluded = np.zeros((n_features, k), dtype=bool)
+    done = np.zeros(k, dtype=bool)
+    gaps = np.zeros(k, dtype=dtype)
+    n_iter = np.zeros(k, dtype=np.int64)
+    failed = np.zeros(k, dtype=bool)
+
+    def gap_check(candidates, W_h, excluded, finish_at):
+        """Gaps of ``candidates``; those within tolerance finish at
+        ``finish_at`` iterations, the others are screened. Returns the new
+        ``(W_h, excluded)``, the device ``W``/state updated."""
+        view = _host_view(ops, W_h, host)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            gap, XtA, dual_norm = _duality_gap(view, W_h, l1_h, l2_h, positive, np)
+        finished = candidates & (gap <= tols)
+        if ops.gram and finish_at == 0:
+            finished &= gap >= 0  # a singular Gram matrix may give dubious gaps
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            W_new, excluded = _screen(
+                view, W_h, XtA, dual_norm, gap, l1_h, l2_h,
+                candidates & ~finished, excluded, np,
+            )  # fmt: skip
+        gaps[finished] = gap[finished]
+        n_iter[finished] = finish_at
+        done[finished] = True
+        if view.Delta is not None and view.Delta.any():
+            # the state afresh from the screened coefficients (a GEMM; the
+            # CPU path adds the screened features' terms instead: the two
+            # differ in rounding only)
+            nonlocal W
+            W = xp.asarray(np.ascontiguousarray(W_new))
+            start(W)
+        return W_new, excluded, gap
+
+    W_h, excluded, _ = gap_check(~done, W_h, excluded, 0)
+    for it in range(max_iter):
+        if done.all():
+            break
+        # coordinates that no working candidate updates
+        skip = (excluded | done[None, :]).all(axis=1) | ~nonzero_h
+        d_w_max, w_max = _kernel_sweep(
+            ops, W, l1_d, l2_d, xp.asarray(excluded.view(np.uint8)), skip,
+            positive, xp.asarray(done.view(np.uint8)),
+        )  # fmt: skip
+        d_w_max, w_max = to_host(d_w_max), to_host(w_max)
+        last = it == max_iter - 1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = d_w_max / np.where(w_max == 0, 1, w_max)
+        check = ~done & ((w_max == 0) | (ratio <= tol))
+        if not (last or check.any()):
+            continue
+        if last:
+            check = ~done
+        W_h = np.asarray(to_host(W))
+        W_h, excluded, gap = gap_check(check, W_h, excluded, it + 1)
+        if last and not done.all():
+            left = ~done
+            gaps[left], n_iter[left], failed[left] = gap[left], max_iter, True
+            done[left] = True
+    return W, xp.asarray(gaps), n_iter, failed
+
+
 # --------------------------------------------------------------------------
 # The data of a fit: centred and weighted once, shared by the candidates.
 # --------------------------------------------------------------------------
@@ -627,14 +773,26 @@ class _EnetData:
     weighted, ``sw`` the rescaled weights).
     """
 
-    def __init__(self, kind, X, Y, X_offset, y_offset, sw, xp, G=None, Xy=None):
+    def __init__(
+        self, kind, X, Y, X_offset, y_offset, sw, xp, G=None, Xy=None, host=None
+    ):
         self.kind, self.X, self.Y, self.sw, self.xp = kind, X, Y, sw, xp
         self.X_offset, self.y_offset, self.G, self.Xy = X_offset, y_offset, G, Xy
+        # the GPU's Gram form (see _device_gram): X and Y are the raw data,
+        # and host holds Xy, the diagonal of G and the centred targets'
+        # squared norms on the host
+        self.host = host
 
     def ops(self, targets):
         """The operator for candidates whose targets are the columns
         ``targets`` (host ints) of Y."""
         xp = self.xp
+        if self.host is not None:
+            targets = np.asarray(targets, dtype=np.int64)
+            B = np.ascontiguousarray(self.host["Xy"][:, targets])
+            y_norm2 = xp.asarray(self.host["y_norm2"][targets])
+            norm2 = xp.asarray(self.host["diag"])
+            return _GramOps(self.G, xp.asarray(B), y_norm2, xp, norm2=norm2)
         index = xp.asarray(np.asarray(targets, dtype=np.int64))
         Y = self.Y[:, index]
         if self.kind == "gram":
@@ -657,6 +815,16 @@ def _prepare(
     when ``precompute`` is True or an array, or when ``n_samples >=
     n_features``; residuals otherwise and for sparse X."""
     n_samples, n_features = X.shape
+    if (
+        xp is not np
+        and not is_sparse(X)
+        and not _given_precompute(precompute)
+        and (precompute is True or n_samples >= n_features)
+        and 0 < n_features <= _DEVICE_GRAM_MAX
+    ):
+        data = _device_gram(X, Y, sw, fit_intercept, xp)
+        if data is not None:
+            return data
     if fit_intercept:
         y_offset = column_mean(Y, sw, xp=xp)
     else:
@@ -689,6 +857,58 @@ def _prepare(
     if G is None:
         return _EnetData("dense", X, Y, X_offset, y_offset, sw, xp)
     return _EnetData("gram", X, Y, X_offset, y_offset, sw, xp, G=G, Xy=X.T @ Y)
+
+
+#: The most features whose Gram matrix the GPU forms with gpuml's moment
+#: kernels (its float64 sums come to the host once, (p + t)² values).
+_DEVICE_GRAM_MAX = 2048
+
+
+def _device_gram(X, Y, sw, fit_intercept: bool, xp: ModuleType):
+    """The Gram form of dense data on the GPU, from gpuml's moment kernels
+    and cuBLAS (Ridge's: ``_DeviceRidgeMoments``), without centring or
+    copying X: the weighted Gram matrix of the centred rows, ``Xᵀ y`` and
+    the targets' squared norms are summed in float64 at the weighted means
+    (scikit-learn's offsets, in the data's dtype) and cast to the data's
+    dtype. The same system as the general path's, more accurately summed,
+    and no CuPy element-wise kernel to compile. None when a sum overflows
+    the dtype (the general path then fails or warns as it does)."""
+    from gpuml.linear_model._ridge_moments import _DeviceRidgeMoments
+
+    n_samples, p = X.shape
+    t = Y.shape[1]
+    dtype = X.dtype
+    moments = _DeviceRidgeMoments(X, Y, sw, fit_intercept, xp, [None])
+    with np.errstate(all="ignore"):
+        if fit_intercept:
+            X_offset, y_offset = (
+                np.asarray(to_host(column_mean(a, moments.weights, xp=xp)), dtype)
+                for a in (moments.X, moments.Y)
+            )
+            centre = np.concatenate((X_offset, y_offset)).astype(np.float64)
+        else:
+            X_offset, y_offset = np.zeros(p, dtype), np.zeros(t, dtype)
+            centre = None
+        sums, _ = moments._design_sums(slice(0, n_samples), fit_intercept, centre)
+        sums = np.asarray(to_host(sums))
+        G = sums[:p, :p].astype(dtype)
+        Xy = sums[:p, p : p + t].astype(dtype)
+        y_norm2 = np.diagonal(sums[p : p + t, p : p + t]).astype(dtype)
+    if not all(np.isfinite(a).all() for a in (G, Xy, y_norm2, X_offset, y_offset)):
+        return None
+    host = {"Xy": Xy, "y_norm2": y_norm2, "diag": np.ascontiguousarray(G.diagonal())}
+    return _EnetData(
+        "gram",
+        X,
+        Y,
+        xp.asarray(X_offset),
+        xp.asarray(y_offset),
+        sw,
+        xp,
+        G=xp.asarray(G),
+        Xy=xp.asarray(Xy),
+        host=host,
+    )
 
 
 def _given_precompute(precompute) -> bool:
@@ -737,6 +957,12 @@ def _rescaled_weights(sample_weight, n_samples: int, dtype, xp: ModuleType):
         return None
     sw = check_sample_weight(sample_weight, n_samples, xp=xp, dtype=dtype)
     return sw * (n_samples / sw.sum())
+
+
+def _all_finite(values) -> bool:
+    """Whether a (small) result holds no NaN or infinity, checked on the
+    host."""
+    return bool(np.isfinite(to_host(values)).all())
 
 
 def _random_seeds(random_state, n: int) -> list[int]:
@@ -790,9 +1016,14 @@ def fit_candidates(
         seeds=None if seeds is None else np.tile(seeds, k),
         xp=xp,
     )
-    coefs = W.T.reshape(k, n_targets, n_features)
-    intercepts = data.y_offset[None, :] - coefs @ data.X_offset
-    gaps = (gaps / n_samples).reshape(k, n_targets)
+    # small arrays: finished on the host (no device kernel to compile)
+    coefs = np.asarray(to_host(W)).T.reshape(k, n_targets, n_features)
+    X_offset, y_offset = (to_host(a) for a in (data.X_offset, data.y_offset))
+    intercepts = y_offset[None, :] - coefs @ X_offset
+    gaps = (np.asarray(to_host(gaps)) / n_samples).reshape(k, n_targets)
+    if xp is not np:
+        coefs = xp.asarray(np.ascontiguousarray(coefs))
+        intercepts, gaps = xp.asarray(intercepts), xp.asarray(gaps)
     return coefs, intercepts, gaps, n_iter.reshape(k, n_targets)
 
 
@@ -1015,8 +1246,9 @@ class ElasticNet(
                 positive=self.positive,
                 seeds=seeds if self.selection == "random" else None,
             )
-        coef, intercept, gaps = coefs[0], intercepts[0], gaps[0].astype(X.dtype)
-        if not (bool(xp.isfinite(coef).all()) and bool(xp.isfinite(intercept).all())):
+        coef, intercept = coefs[0], intercepts[0]
+        gaps = np.asarray(to_host(gaps[0])).astype(X.dtype)
+        if not (_all_finite(coef) and _all_finite(intercept)):
             raise ValueError(NON_FINITE)
         if n_targets == 1:
             self.coef_ = to_family(coef[0], family)
@@ -1105,10 +1337,10 @@ class ElasticNet(
         def fit_fold(train):
             X_fold, Y_fold, sw = X, Y, sample_weight
             if train is not None:
-                rows = xp.asarray(train)
-                X_fold, Y_fold = X[rows], Y[rows]
+                rows = xp.asarray(np.asarray(train, dtype=np.int64))
+                X_fold, Y_fold = take_rows(X, rows, xp), take_rows(Y, rows, xp)
                 if sw is not None and not isinstance(sw, numbers.Number):
-                    sw = sw[rows]
+                    sw = take_rows(sw, rows, xp)
             for alpha in alphas:
                 if alpha == 0:
                     warnings.warn(
@@ -1137,9 +1369,7 @@ class ElasticNet(
                     positive=self.positive,
                     seeds=seeds if self.selection == "random" else None,
                 )
-            if not (
-                bool(xp.isfinite(coefs).all()) and bool(xp.isfinite(intercepts).all())
-            ):
+            if not (_all_finite(coefs) and _all_finite(intercepts)):
                 raise ValueError(NON_FINITE)
             return RidgeBatch(coefs, intercepts, y.ndim == 1)
 

@@ -123,6 +123,80 @@ def _solve_lstsq(problem: _RidgeProblem, *, tol, n_jobs, xp):
     return coef.T, (rank, s)
 
 
+def _lstsq_device(X, y, sample_weight, *, fit_intercept: bool, tol, xp):
+    """``(coef (t, p), intercept (t,), (rank, singular values))`` on the
+    host, of :func:`_solve_lstsq` for dense, tall data on the GPU; None
+    where the general path must run (NumPy, sparse or wide X, or values
+    whose factorisation over- or underflows unscaled).
+
+    The centred, weighted rows and targets are written side by side,
+    ``Z = [√w (X - x̄), √w (y - ȳ), 1]``, by Ridge's design kernel (one
+    pass, the copy the general path makes anyway), and a QR factorisation
+    of ``Z`` without its ``Q`` gives ``R`` and ``Qᵀ y`` at once (the
+    Householder reflections applied to the targets: the augmented-matrix
+    form of least squares). The small rest, the SVD of ``R`` and the
+    minimum-norm solution, runs on the host in X's dtype, as the general
+    path's host SVD does. No CuPy element-wise or reduction kernel
+    compiles on first use (cuSOLVER's QR needs one: ``triu``).
+    """
+    from gpuml import _cuda
+    from gpuml._reductions import column_mean
+
+    n_samples, n_features = X.shape
+    dtype = X.dtype
+    if (
+        xp is np
+        or is_sparse(X)
+        or n_samples < n_features
+        or n_features > _HOST_SOLVE_MAX
+        or _cuda.ctype(dtype) is None
+    ):
+        return None
+    Y = y.reshape(-1, 1) if y.ndim == 1 else y
+    t = Y.shape[1]
+    X = xp.ascontiguousarray(X)
+    Y = _cuda.cast(xp.ascontiguousarray(Y), dtype)
+    root = None
+    if sample_weight is not None:
+        host_weights = np.asarray(to_host(sample_weight), dtype=dtype)
+        root = xp.asarray(np.sqrt(host_weights))
+    shift = 0
+    offsets = np.zeros(n_features + t, dtype=dtype)
+    if fit_intercept:
+        offsets = np.concatenate(
+            [to_host(column_mean(a, sample_weight, xp=xp)) for a in (X, Y)]
+        ).astype(dtype)
+        shift = xp.asarray(offsets)
+    width = n_features + t + 1
+    Z = xp.empty((n_samples, width), dtype=dtype)
+    null = 0
+    design = _cuda.kernel("ridge", f"ridge_design<{_cuda.ctype(dtype)}>")
+    design(
+        (min(n_samples, 8192),),
+        (_cuda.THREADS,),
+        (
+            X, Y, null, np.int64(0), np.int64(n_samples), np.int64(n_samples),
+            np.int64(n_features), np.int64(t), shift,
+            null if root is None else root, Z, Z,
+        ),
+    )  # fmt: skip
+    with np.errstate(all="ignore"):
+        R = np.asarray(to_host(xp.linalg.qr(Z, mode="r")))
+        R_X, QtY = R[:n_features, :n_features], R[:n_features, n_features:-1]
+        largest = float(np.abs(R_X).max()) if R_X.size else 0.0
+    info = np.finfo(dtype)
+    if not (np.isfinite(R).all() and (largest == 0 or largest > np.sqrt(info.tiny))):
+        return None  # overflow or underflow: the general path scales X first
+    U, s, Vt = (a.astype(dtype, copy=False) for a in thin_svd(R_X, np))
+    s_host = s.astype(np.float64)
+    largest_s = s_host.max() if s.size else 0.0
+    kept = s_host > tol * largest_s  # LAPACK's gelsd: s <= cond * s[0] is zero
+    inverse = np.where(kept, 1 / np.where(kept, s, 1), 0).astype(dtype)
+    coef = (Vt.T @ (inverse[:, None] * (U.T @ QtY))).T
+    intercept = offsets[n_features:] - coef @ offsets[:n_features]
+    return coef, intercept, (int(kept.sum()), s)
+
+
 def _solve_nnls(problem: _RidgeProblem, *, tol, n_jobs, xp):
     """scipy.optimize.nnls per target, on the triangular factor of X."""
     X = problem.X
@@ -455,6 +529,17 @@ class LinearRegression(
             if sample_weight is not None:
                 sample_weight = sample_weight.astype(np.float64)
             may_overwrite = True
+        fitted = None
+        if solver == "lstsq":
+            fitted = _lstsq_device(
+                X, y, sample_weight, fit_intercept=self.fit_intercept,
+                tol=self.tol, xp=xp,
+            )  # fmt: skip
+        if fitted is not None:
+            coef, intercept, extra = fitted
+            self._set_fitted(coef, intercept, y.ndim, family)
+            self.rank_, self.singular_ = extra[0], to_family(extra[1], family)
+            return self
         with np.errstate(over="ignore", invalid="ignore"):
             problem = _make_problem(
                 X,
