@@ -505,7 +505,7 @@ def _kernel_sweep(ops, W, l1, l2, excluded, skip, positive: bool, done=None):
     from gpuml import _cuda
 
     if hasattr(ops, "kernel_sweep"):  # an operator with its own launches
-        return ops.kernel_sweep(W, l1, l2, excluded, skip, positive)
+        return ops.kernel_sweep(W, l1, l2, excluded, skip, positive, done)
     cupy = namespace_of(W)
     n_features, k = W.shape
     t = _cuda.ctype(W.dtype)
@@ -685,7 +685,7 @@ def _solve_device(ops, W, l1, l2, max_iter, tol, positive, xp):
     if ops.gram:
         host["B"] = np.asarray(to_host(ops.B))
     tols = tol * y_norm2_h
-    nonzero_h = norm2_h != 0
+    nonzero_h = (_per_candidate(norm2_h) != 0).any(axis=1)
     W_h = np.ascontiguousarray(to_host(W), dtype=dtype)
     W = xp.asarray(W_h.copy())  # a copy to the device: no kernel
 

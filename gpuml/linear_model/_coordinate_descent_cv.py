@@ -100,14 +100,14 @@ class _FoldGramOps:
 
     gram = True
 
-    def __init__(self, G, B, y_norm2, fold, xp: ModuleType):
+    def __init__(self, G, B, y_norm2, fold_norm2, fold, xp: ModuleType):
         self.G, self.xp = G, xp
         self.B, self.y_norm2 = xp.ascontiguousarray(B), y_norm2
         self.fold = np.asarray(fold, dtype=np.int64)  # host, sorted
         self.fold_device = xp.asarray(self.fold)
         self._rows = [None]  # a box shared with the operators of take()
-        diagonals = xp.diagonal(G, axis1=1, axis2=2)  # (F, p)
-        self.norm2 = xp.ascontiguousarray(diagonals.T[:, self.fold_device])
+        # (F, p): the diagonals of G
+        self.norm2 = xp.ascontiguousarray(fold_norm2.T[:, self.fold_device])
 
     @property
     def rows(self):
@@ -167,7 +167,7 @@ class _FoldGramOps:
             out.Qw = xp.ascontiguousarray(self.Qw[:, keep])
         return out
 
-    def kernel_sweep(self, W, l1, l2, excluded, skip, positive: bool):
+    def kernel_sweep(self, W, l1, l2, excluded, skip, positive: bool, done=None):
         """One cyclic sweep on the GPU: the Gram sweep kernel of
         ``gpuml/_cuda/enet.cu`` launched once per fold on the fold's
         columns (views into the (p, k) arrays, whose row stride ``k`` the
@@ -178,8 +178,10 @@ class _FoldGramOps:
 
         cupy = self.xp
         n_features, k = W.shape
-        d_w_max = cupy.empty(k, dtype=W.dtype)
-        w_max = cupy.empty(k, dtype=W.dtype)
+        d_w_max = cupy.zeros(k, dtype=W.dtype)
+        w_max = cupy.zeros(k, dtype=W.dtype)
+        if done is not None:
+            done = cupy.ascontiguousarray(done).view(cupy.uint8)
         l1, l2 = cupy.ascontiguousarray(l1), cupy.ascontiguousarray(l2)
         excluded = cupy.ascontiguousarray(excluded).view(cupy.uint8)
         skip = cupy.asarray(skip.astype(np.uint8))
@@ -195,6 +197,7 @@ class _FoldGramOps:
                 l2[a:],
                 excluded[:, a:],
                 skip,
+                0 if done is None else done[a:],  # stopped candidates: null, or flags
                 np.int64(n_features),
                 np.int64(k),  # the row stride; the grid has b - a blocks
                 np.int32(positive),
@@ -275,7 +278,7 @@ class _FoldDenseOps:
             out.R = self.R[:, keep]
         return out
 
-    def kernel_sweep(self, W, l1, l2, excluded, skip, positive: bool):
+    def kernel_sweep(self, W, l1, l2, excluded, skip, positive: bool, done=None):
         """One cyclic sweep on the GPU: the dense sweep kernel of
         ``gpuml/_cuda/enet.cu`` launched once per fold on the fold's columns
         (views into the (n, k) and (p, k) arrays, whose row stride ``k`` the
@@ -285,8 +288,10 @@ class _FoldDenseOps:
         cupy = self.xp
         n_features, k = W.shape
         n_rows = self.XT.shape[2]
-        d_w_max = cupy.empty(k, dtype=W.dtype)
-        w_max = cupy.empty(k, dtype=W.dtype)
+        d_w_max = cupy.zeros(k, dtype=W.dtype)
+        w_max = cupy.zeros(k, dtype=W.dtype)
+        if done is not None:
+            done = cupy.ascontiguousarray(done).view(cupy.uint8)
         l1, l2 = cupy.ascontiguousarray(l1), cupy.ascontiguousarray(l2)
         excluded = cupy.ascontiguousarray(excluded).view(cupy.uint8)
         skip = cupy.asarray(skip.astype(np.uint8))
@@ -302,6 +307,7 @@ class _FoldDenseOps:
                 l2[a:],
                 excluded[:, a:],
                 skip,
+                0 if done is None else done[a:],
                 np.int64(n_rows),
                 np.int64(n_features),
                 np.int64(k),  # the row stride; the grid has b - a blocks
@@ -313,30 +319,35 @@ class _FoldDenseOps:
         return d_w_max, w_max
 
 
-def _fold_gram_ops(datas, n_l1: int, xp: ModuleType):
-    """The :class:`_FoldGramOps` of folds in the Gram form (``_EnetData``
-    of kind "gram"), ``n_l1`` candidates per fold."""
-    G = xp.stack([data.G for data in datas])
-    B = xp.concatenate([xp.tile(data.Xy, (1, n_l1)) for data in datas], axis=1)
-    y_norm2 = xp.concatenate(
-        [xp.tile((data.Y * data.Y).sum(axis=0), n_l1) for data in datas]
+def _fold_gram_ops(folds, xp: ModuleType):
+    """The :class:`_FoldGramOps` of the folds' Gram operators (``_GramOps``
+    of ``n_l1`` candidates each: the statistics as the fold's own fit reads
+    them, on the CPU or the GPU)."""
+    return _FoldGramOps(
+        xp.stack([ops.G for ops in folds]),
+        xp.concatenate([ops.B for ops in folds], axis=1),
+        xp.concatenate([ops.y_norm2 for ops in folds]),
+        xp.stack([ops.norm2 for ops in folds]),
+        np.repeat(np.arange(len(folds)), [ops.B.shape[1] for ops in folds]),
+        xp,
     )
-    return _FoldGramOps(G, B, y_norm2, np.repeat(np.arange(len(datas)), n_l1), xp)
 
 
-def _fold_dense_ops(datas, n_l1: int, xp: ModuleType):
-    """The :class:`_FoldDenseOps` of dense folds (``_EnetData`` of kind
-    "dense"), ``n_l1`` candidates per fold."""
-    n_rows = max(data.X.shape[0] for data in datas)
-    n_features = datas[0].X.shape[1]
-    dtype = datas[0].X.dtype
-    XT = xp.zeros((len(datas), n_features, n_rows), dtype=dtype)
-    Y = xp.zeros((n_rows, len(datas) * n_l1), dtype=dtype)
-    for f, data in enumerate(datas):
-        n = data.X.shape[0]
-        XT[f, :, :n] = data.X.T
-        Y[:n, f * n_l1 : (f + 1) * n_l1] = data.Y[:, :1]
-    return _FoldDenseOps(XT, Y, np.repeat(np.arange(len(datas)), n_l1), xp)
+def _fold_dense_ops(folds, xp: ModuleType):
+    """The :class:`_FoldDenseOps` of the folds' residual operators
+    (``_DenseOps`` of ``n_l1`` candidates each, on centred, weighted X)."""
+    n_rows = max(ops.X.shape[0] for ops in folds)
+    n_features = folds[0].X.shape[1]
+    widths = [ops.Y.shape[1] for ops in folds]
+    XT = xp.zeros((len(folds), n_features, n_rows), dtype=folds[0].X.dtype)
+    Y = xp.zeros((n_rows, sum(widths)), dtype=folds[0].X.dtype)
+    at = 0
+    for f, ops in enumerate(folds):
+        n = ops.X.shape[0]
+        XT[f, :, :n] = ops.X.T
+        Y[:n, at : at + widths[f]] = ops.Y
+        at += widths[f]
+    return _FoldDenseOps(XT, Y, np.repeat(np.arange(len(folds)), widths), xp)
 
 
 # --------------------------------------------------------------------------
@@ -434,7 +445,8 @@ def path_mse(
     # "auto": gpuml's own choice (the Gram form where n_train >= p, see _prepare)
     flag = False if isinstance(precompute, str) else precompute
     fits = {}  # fold -> (coefs (n_alphas, p, n_l1), X_offset, y_offset)
-    batched = {"gram": [], "dense": []}  # (fold, data, n_train) by form
+    # (fold, operator, X_offset, y_offset, n_train) by form
+    batched = {"gram": [], "dense": []}
     solve = dict(max_iter=max_iter, tol=tol, positive=positive, xp=xp)
     for f, (train, _) in enumerate(folds):
         rows = xp.asarray(train)
@@ -457,10 +469,12 @@ def path_mse(
             xp=xp,
         )
         n_train = X_train.shape[0]
-        if data.kind == "gram":
-            data.X = None  # only the statistics are kept
         if data.kind in batched:
-            batched[data.kind].append((f, data, n_train))
+            # the fold's operator, as its own fit reads its data (the Gram
+            # form keeps its statistics only)
+            ops = data.ops([0] * n_l1)
+            batched[data.kind].append((f, ops, data.X_offset, data.y_offset, n_train))
+            del data
             continue
         # sparse: the fold's own descent per step, over its l1_ratios
         l1, l2 = _penalties(alphas, l1_ratios, n_train)
@@ -473,22 +487,23 @@ def path_mse(
         if not group:
             continue
         # every (fold, l1_ratio) pair a candidate of one descent per step
-        datas = [data for _, data, _ in group]
+        folds_ops = [entry[1] for entry in group]
         if kind == "gram":
-            ops = _fold_gram_ops(datas, n_l1, xp)
+            ops = _fold_gram_ops(folds_ops, xp)
         else:
-            ops = _fold_dense_ops(datas, n_l1, xp)
-        parts = [_penalties(alphas, l1_ratios, n) for _, _, n in group]
+            ops = _fold_dense_ops(folds_ops, xp)
+        del folds_ops
+        parts = [_penalties(alphas, l1_ratios, entry[4]) for entry in group]
         l1 = np.concatenate([p[0] for p in parts], axis=1)
         l2 = np.concatenate([p[1] for p in parts], axis=1)
         chosen = None
         if seeds is not None:  # (n_alphas, k)
-            chosen = np.concatenate([seeds[:, f, :].T for f, _, _ in group], axis=1)
+            chosen = np.concatenate([seeds[:, e[0], :].T for e in group], axis=1)
         coefs = _path(ops, l1, l2, chosen, n_features, X.dtype, **solve)
         del ops
-        for i, (f, data, _) in enumerate(group):
+        for i, (f, _, X_offset, y_offset, _) in enumerate(group):
             part = coefs[:, :, i * n_l1 : (i + 1) * n_l1]
-            fits[f] = (part, data.X_offset, data.y_offset)
+            fits[f] = (part, X_offset, y_offset)
     mse = []
     for f, (_, test) in enumerate(folds):
         coefs, X_offset, y_offset = fits[f]
