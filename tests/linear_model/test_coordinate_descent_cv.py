@@ -213,7 +213,7 @@ def test_fold_batch_equals_fold_by_fold(rng):
     """The folds fitted together (one descent per path step, on the folds'
     Gram matrices or on their padded residuals) give the paths each fold's
     own descent gives (sparse X, one fold at a time)."""
-    from gpuml.linear_model._coordinate_descent_cv import path_mse
+    from gpuml.linear_model._coordinate_descent_paths import path_mse
 
     X, y = _regression(rng, 40, 5)
     sw = rng.uniform(0.5, 2.0, 40)
