@@ -196,7 +196,8 @@ class _FoldDenseOps:
         self.R -= self._product(Delta)
 
     def xtr(self, W):
-        out = self.xp.empty((self.XT.shape[1], self.R.shape[1]), dtype=W.dtype)
+        # (W unused: the GPU solver's gap check passes None)
+        out = self.xp.empty((self.XT.shape[1], self.R.shape[1]), dtype=self.R.dtype)
         for f, a, b in self._runs():
             out[:, a:b] = self.XT[f] @ self.R[:, a:b]
         return out

@@ -345,3 +345,59 @@ def test_warnings_as_sklearn(rng):
     np.testing.assert_allclose(model.mse_path_, expected.mse_path_, rtol=1e-10)
     with pytest.warns(ConvergenceWarning, match="Objective did not converge"):
         LassoCV(alphas=3, cv=3, max_iter=1, tol=1e-12).fit(X, y)
+
+
+def _emulated_kernel_sweep(ops, W, l1, l2, excluded, skip, positive, done=None):
+    """A NumPy stand-in for the fold operators' kernel launches: the same
+    cyclic sweep of every candidate not done, in place."""
+    excluded = np.asarray(excluded, dtype=bool)
+    frozen = np.zeros(W.shape[1], dtype=bool) if done is None else done.astype(bool)
+    d_w_max = np.zeros(W.shape[1], dtype=W.dtype)
+    w_max = np.zeros(W.shape[1], dtype=W.dtype)
+    for j in np.flatnonzero(~skip):
+        w_j = W[j].copy()
+        tmp = ops.grad(j) + w_j * ops.norm2[j]
+        new = np.maximum(tmp - l1, 0)
+        if not positive:
+            new += np.minimum(tmp + l1, 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            new /= ops.norm2[j] + l2
+        new = np.where(excluded[j] | frozen, w_j, new)
+        delta = new - w_j
+        ops.step(j, delta)
+        W[j] = new
+        d_w_max = np.maximum(d_w_max, np.abs(delta))
+        w_max = np.maximum(w_max, np.abs(new))
+    return d_w_max, w_max
+
+
+@pytest.mark.parametrize("shape", [(40, 5), (12, 30)], ids=["gram", "dense"])
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_gpu_solver_bookkeeping_with_fold_operators(rng, monkeypatch, shape):
+    """The GPU's solver (host bookkeeping, stopped candidates kept in place,
+    one kernel launch per fold) with the fold operators, the launches
+    emulated by NumPy: the paths of the CPU solver."""
+    from gpuml.linear_model import _coordinate_descent_paths as paths
+
+    X, y = _regression(rng, *shape)
+    X[:4, 3] = 0.0
+    X[4:, 3] = 0.0  # zero in every fold's training rows but the first's
+    X[:, 4] = 0.0
+    folds = list(KFold(4).split(X))
+    alphas = np.array([np.geomspace(1.0, 1e-2, 8), np.geomspace(2.0, 2e-2, 8)])
+    common = dict(
+        fit_intercept=True, max_iter=300, tol=1e-8, positive=False, seeds=None, xp=np
+    )
+    expected = paths.path_mse(
+        X, y, None, folds, alphas, [0.5, 1.0], precompute=False, **common
+    )
+    for ops in (paths._FoldGramOps, paths._FoldDenseOps):
+        monkeypatch.setattr(ops, "kernel_sweep", _emulated_kernel_sweep, raising=True)
+    monkeypatch.setattr(
+        cd, "_sweep_kernel", lambda ops, W, xp: hasattr(ops, "kernel_sweep")
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        got = paths.path_mse(
+            X, y, None, folds, alphas, [0.5, 1.0], precompute=False, **common
+        )
+    np.testing.assert_allclose(got, expected, rtol=1e-9)
