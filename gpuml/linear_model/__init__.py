@@ -2,6 +2,7 @@
 
 from gpuml import _missing
 from gpuml.linear_model._coordinate_descent import ElasticNet, Lasso
+from gpuml.linear_model._coordinate_descent_cv import ElasticNetCV, LassoCV
 from gpuml.linear_model._linear import LinearRegression
 from gpuml.linear_model._logistic import LogisticRegression
 from gpuml.linear_model._ridge import Ridge, ridge_path
@@ -10,7 +11,9 @@ from gpuml.linear_model._ridge_cv import RidgeCV
 
 __all__ = [
     "ElasticNet",
+    "ElasticNetCV",
     "Lasso",
+    "LassoCV",
     "LinearRegression",
     "LogisticRegression",
     "Ridge",

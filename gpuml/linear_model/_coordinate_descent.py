@@ -317,18 +317,25 @@ def _screen(ops, W, XtA, dual_norm, gap, l1, l2, candidates, excluded, xp):
     the optimum are set to zero (the state updated) and excluded. Returns
     ``(W, excluded)``."""
     safe_l1 = xp.where(l1 > 0, l1, 1)
+    norm2 = _per_candidate(ops.norm2)
     # columns of zeros (with l2 == 0) and l1 == 0 candidates, which are not
     # screened, are kept away from divisions by zero
     bound = xp.maximum(l1, dual_norm)
     theta = XtA / xp.where(bound > 0, bound, 1)[None, :]
-    root = xp.sqrt(ops.norm2[:, None] + l2[None, :])
+    root = xp.sqrt(norm2 + l2[None, :])
     d = (1 - xp.abs(theta)) / xp.where(root > 0, root, 1)
     radius = xp.sqrt(2 * xp.abs(gap)) / safe_l1
-    drop = (d > radius[None, :]) | (ops.norm2[:, None] == 0)
+    drop = (d > radius[None, :]) | (norm2 == 0)
     newly = drop & ~excluded & (candidates & (l1 > 0))[None, :]
     Delta = xp.where(newly, -W, 0)
     ops.bulk(Delta)
     return W + Delta, excluded | newly
+
+
+def _per_candidate(norm2):
+    """The squared column norms as (p, 1) or, for an operator whose
+    candidates have data of their own (cross-validation's folds), (p, k)."""
+    return norm2[:, None] if norm2.ndim == 1 else norm2
 
 
 def _xorshift(state: int) -> int:
@@ -438,7 +445,7 @@ class _WorkingSet:
         k = W.shape[1]
         self.xp = xp
         self.ops, self.W, self.l1, self.l2, self.tols = ops, W, l1, l2, tols
-        self.denominators = ops.norm2[:, None] + l2[None, :]
+        self.denominators = _per_candidate(ops.norm2) + l2[None, :]
         self.excluded = xp.zeros(W.shape, dtype=bool)
         self.live = np.arange(k)  # positions in the batch
         self.out_W = xp.empty_like(W)
@@ -483,7 +490,7 @@ def _sweep_kernel(ops, W, xp: ModuleType) -> bool:
     return (
         SWEEP_KERNEL
         and xp is not np
-        and isinstance(ops, (_GramOps, _DenseOps))
+        and (isinstance(ops, (_GramOps, _DenseOps)) or hasattr(ops, "kernel_sweep"))
         and W.dtype in FLOAT_DTYPES
     )
 
@@ -497,6 +504,8 @@ def _kernel_sweep(ops, W, l1, l2, excluded, skip, positive: bool, done=None):
     are (their two results are then not written)."""
     from gpuml import _cuda
 
+    if hasattr(ops, "kernel_sweep"):  # an operator with its own launches
+        return ops.kernel_sweep(W, l1, l2, excluded, skip, positive, done)
     cupy = namespace_of(W)
     n_features, k = W.shape
     t = _cuda.ctype(W.dtype)
@@ -539,7 +548,8 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
     """The batch's coordinate descent (``seed``: random selection, k == 1)."""
     n_features = W.shape[0]
     norm2 = ops.norm2
-    nonzero_host = np.asarray(to_host(norm2)) != 0
+    # (a column of zeros in every candidate's data is skipped)
+    nonzero_host = (np.asarray(to_host(_per_candidate(norm2))) != 0).any(axis=1)
     nonzero = xp.asarray(nonzero_host)
     ws = _WorkingSet(ops, W.copy(), l1, l2, tol * ops.y_norm2, xp)
     ws.ops.start(ws.W)
@@ -581,7 +591,7 @@ def _solve(ops, W, l1, l2, max_iter, tol, positive, seed, xp):
             if not nonzero_host[j]:
                 continue
             w_j = W[j]
-            tmp = ops.grad(j) + w_j * norm2[j]
+            tmp = ops.grad(j) + w_j * ops.norm2[j]
             # sign(tmp) * max(|tmp| - l1, 0), to the bit; 0 for tmp < 0 when
             # positive (scikit-learn's update)
             new = xp.maximum(tmp - l1, 0)
@@ -675,7 +685,7 @@ def _solve_device(ops, W, l1, l2, max_iter, tol, positive, xp):
     if ops.gram:
         host["B"] = np.asarray(to_host(ops.B))
     tols = tol * y_norm2_h
-    nonzero_h = norm2_h != 0
+    nonzero_h = (_per_candidate(norm2_h) != 0).any(axis=1)
     W_h = np.ascontiguousarray(to_host(W), dtype=dtype)
     W = xp.asarray(W_h.copy())  # a copy to the device: no kernel
 
