@@ -1225,7 +1225,9 @@ class LogisticRegression(
         cuML's engine fits them one at a time."""
         return frozenset() if self.engine == "cuml" else frozenset({"C"})
 
-    def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
+    def _fit_batch(
+        self, X, y, param_sets, *, folds=None, sample_weight=None, all_classes=False
+    ):
         """Fit one model per ``C`` of ``param_sets`` on each training fold.
 
         On a GPU, while one joint evaluation is small (see
@@ -1236,8 +1238,11 @@ class LogisticRegression(
         candidates, and the host drives one optimisation instead of one per
         fold; otherwise, and on the CPU, one per fold. The labels are encoded
         once; a fold that lacks one of the classes is fitted on its own
-        labels, as scikit-learn would. Returns an iterator of
-        :class:`LogisticBatch` (see ``docs/search.rst``).
+        labels, as scikit-learn would, unless ``all_classes`` (a hook of
+        LogisticRegressionCV: every fold is fitted with all the classes of
+        ``y``, as scikit-learn's ``_log_reg_scoring_path`` fits them).
+        Returns an iterator of :class:`LogisticBatch` (see
+        ``docs/search.rst``), each with its candidates' L-BFGS iterations.
         """
         validate_estimator_params(self)
         self._check_options()
@@ -1255,11 +1260,13 @@ class LogisticRegression(
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
         if folds is None:
             loss = self._loss(X, classes, y_index, sample_weight, inverse_C, xp)
-            yield self._batch_model(loss, self._minimize(loss, xp).x, X.dtype, classes)
+            yield self._batch_model(loss, self._minimize(loss, xp), X.dtype, classes)
             return
         folds = [xp.asarray(train) for train in folds]  # host indices, moved once
         n_classes = int(classes.shape[0])
-        complete = [_has_every_class(y_index, t, n_classes, xp) for t in folds]
+        complete = [
+            all_classes or _has_every_class(y_index, t, n_classes, xp) for t in folds
+        ]
         joint = [t for t, ok in zip(folds, complete, strict=True) if ok]
         together = len(joint) > 1 and n_classes > 1  # else _loss raises
         if together:
@@ -1287,7 +1294,7 @@ class LogisticRegression(
             else:
                 parts = (X[train], *_fold_labels(y, train, xp), w_fold)
             loss = self._loss(*parts, inverse_C, xp)
-            yield self._batch_model(loss, self._minimize(loss, xp).x, X.dtype, parts[1])
+            yield self._batch_model(loss, self._minimize(loss, xp), X.dtype, parts[1])
 
     def _fit_folds_together(
         self, X, classes, y_index, sample_weight, inverse_C, trains, union, xp
@@ -1321,9 +1328,9 @@ class LogisticRegression(
             self.fit_intercept,
             xp,
         )
-        x = self._minimize(loss, xp).x
+        result = self._minimize(loss, xp)
         return [
-            self._batch_model(loss, x[f * k : (f + 1) * k], X.dtype, classes)
+            self._batch_model(loss, result, X.dtype, classes, slice(f * k, (f + 1) * k))
             for f in range(len(trains))
         ]
 
@@ -1349,10 +1356,13 @@ class LogisticRegression(
             )
         return xp.repeat(xp.stack(columns, axis=1), k, axis=1)
 
-    @staticmethod
-    def _batch_model(loss, x, dtype, classes) -> LogisticBatch:
-        W, b = loss.split_as(x, dtype)
-        return LogisticBatch(W, b, classes)
+    def _batch_model(self, loss, result, dtype, classes, rows=None) -> LogisticBatch:
+        """The batch model of the L-BFGS ``result``'s rows ``rows`` (all by
+        default), with their iterations (at most ``max_iter``)."""
+        rows = slice(None) if rows is None else rows
+        W, b = loss.split_as(result.x[rows], dtype)
+        n_iter = np.minimum(result.n_iter[rows], self.max_iter).astype(np.int32)
+        return LogisticBatch(W, b, classes, n_iter)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1407,10 +1417,12 @@ class LogisticBatch:
 
     Responses stack the candidates on a leading axis: ``decision_function``
     gives (k, n) for binary problems and (k, n, n_classes) otherwise.
+    ``n_iter``: the candidates' L-BFGS iterations (host int32, (k,)).
     """
 
-    def __init__(self, W, b, classes):
+    def __init__(self, W, b, classes, n_iter=None):
         self.W, self.b, self.classes_ = W, b, classes
+        self.n_iter = n_iter
 
     def __len__(self) -> int:
         return self.W.shape[0]
