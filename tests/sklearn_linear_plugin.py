@@ -19,8 +19,8 @@ What is swapped, and what is not:
   scikit-learn's.
 - scikit-learn's own classes keep scikit-learn's internals: its private
   modules' globals are left alone, so a scikit-learn class that gpuml does
-  not replace (``LogisticRegressionCV``, ``LassoCV``, ``ElasticNetCV``)
-  builds scikit-learn's ``LogisticRegression``/``Ridge`` inside, with the
+  not replace (``LassoCV``, ``ElasticNetCV``) builds scikit-learn's
+  ``Lasso``/``ElasticNet`` inside, with the
   solvers and private attributes it was written for, and
   ``_log_reg_scoring_path``'s scoring shell (a ``LogisticRegression`` whose
   ``coef_`` it sets by hand) stays scikit-learn's. Those tests then check

@@ -50,6 +50,7 @@ from sklearn.utils.metadata_routing import (
     MethodMapping,
     process_routing,
 )
+from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import (
     DEVICE,
@@ -73,7 +74,11 @@ from gpuml._validation import (
     check_y,
     validate_data,
 )
-from gpuml.linear_model._logistic import LogisticRegression, _encode_labels
+from gpuml.linear_model._logistic import (
+    LogisticRegression,
+    _dense,
+    _encode_labels,
+)
 from gpuml.linear_model._ridge_cv import raise_for_params
 from gpuml.metrics import Scorer, get_scorer, get_scorer_names
 from gpuml.model_selection._batch import batch_response
@@ -182,8 +187,8 @@ class LogisticRegressionCV(LogisticRegression):
     ...     Cs=[0.01, 0.1, 1.0, 10.0], l1_ratios=(0,), scoring="neg_log_loss",
     ...     use_legacy_attributes=False,
     ... ).fit(X, y)
-    >>> clf.C_
-    10.0
+    >>> clf.C_  # as scikit-learn's
+    1.0
     >>> clf.scores_.shape  # (n_folds, n_l1_ratios, n_cs)
     (5, 1, 4)
     >>> clf.predict_proba(X[:2]).shape
@@ -788,6 +793,19 @@ class LogisticRegressionCV(LogisticRegression):
         if not self.fit_intercept:
             return coef
         return xp.concatenate([coef, xp.asarray(model.intercept_)[:, None]], axis=1)
+
+    def _decision_xp(self, X, xp):
+        """Decision values in float64: the coefficients are float64 whatever
+        the training data (``fit`` casts X, as scikit-learn's does), and
+        scikit-learn's products with float32 X are float64 too."""
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, xp=xp, reset=False, accept_sparse="csr", dtype=np.float64
+        )
+        coef = _dense(self._fitted("coef_", xp)).astype(np.float64, copy=False)
+        intercept = self._fitted("intercept_", xp)
+        scores = X @ coef.T + intercept
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     @deprecate_positional_args(version="1.11")
     def score(self, X, y, *, sample_weight=None, **score_params):

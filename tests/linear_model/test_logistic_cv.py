@@ -204,6 +204,12 @@ def test_sparse_and_float32_as_sklearn(backend, rng):
     for X_in in (backend.asarray(X), backend.as_format(X, "csr")):
         ours = LogisticRegressionCV(**params).fit(X_in, backend.asarray(y))
         _assert_as_sklearn(backend, ours, theirs, rtol=1e-5, atol=2e-6)
+        # float64 responses for float32 X, as scikit-learn's float64 products
+        proba = ours.predict_proba(X_in)
+        backend.assert_family(proba, dtype=np.float64, shape=(X.shape[0], 3))
+        np.testing.assert_allclose(
+            backend.to_numpy(proba), theirs.predict_proba(X), rtol=1e-5, atol=1e-8
+        )
 
 
 def test_outliers_and_unequal_scales_as_sklearn(backend, rng):
