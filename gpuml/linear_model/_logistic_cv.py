@@ -56,6 +56,7 @@ from gpuml._array import (
     DEVICE,
     compute_namespace,
     input_family,
+    namespace_of,
     to_family,
     to_host,
 )
@@ -75,13 +76,18 @@ from gpuml._validation import (
     validate_data,
 )
 from gpuml.linear_model._logistic import (
+    LogisticBatch,
     LogisticRegression,
     _dense,
     _encode_labels,
 )
 from gpuml.linear_model._ridge_cv import raise_for_params
 from gpuml.metrics import Scorer, get_scorer, get_scorer_names
-from gpuml.model_selection._batch import batch_response
+from gpuml.model_selection._batch import (
+    batch_response,
+    candidates_per_batch,
+    memory_budget,
+)
 from gpuml.model_selection._data import SearchData, upload
 
 _L1_RATIOS_DEFAULT_WARNING = (
@@ -619,8 +625,27 @@ class LogisticRegressionCV(LogisticRegression):
         batched call for a gpuml scorer; else each candidate through a
         fitted :class:`LogisticRegression` on the host."""
         if isinstance(scorer, Scorer):
-            stack = batch_response(batch, X_test, scorer, self)
-            return scorer.score_predictions(y_test, stack, **metadata)
+            # as many candidates at a time as have their stacked responses
+            # scored within the search's memory budget (all, but on large data)
+            k = len(batch)
+            step = candidates_per_batch(
+                k,
+                X_test.shape[0],
+                max(2, len(self.classes_)),
+                memory_budget(namespace_of(batch.W)),
+            )
+            scores = []
+            for start in range(0, k, step):
+                part = batch
+                if step < k:
+                    rows = slice(start, start + step)
+                    part = LogisticBatch(batch.W[rows], batch.b[rows], batch.classes_)
+                stack = batch_response(part, X_test, scorer, self)
+                scores.append(scorer.score_predictions(y_test, stack, **metadata))
+            if len(scores) == 1:
+                return scores[0]
+            xp = namespace_of(scores[0])
+            return xp.concatenate([xp.asarray(s) for s in scores])
         X_host, y_host = to_host(X_test), to_host(y_test)
         metadata = {
             k: to_host(v) if hasattr(v, "shape") else v for k, v in metadata.items()

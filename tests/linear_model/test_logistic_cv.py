@@ -389,3 +389,26 @@ def test_sparse_device_matrix_types(rng):
     ours = LogisticRegressionCV(**params).fit(sp.csc_matrix(X), y)
     theirs = SkLogisticRegressionCV(**params).fit(sp.csc_matrix(X), y)
     np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-6, atol=1e-8)
+
+
+def test_scoring_in_memory_sized_chunks(rng, monkeypatch):
+    """A fold's candidates are scored a few at a time when their stacked
+    responses would not fit the memory budget: the same scores."""
+    from gpuml.linear_model import _logistic_cv
+
+    X, y = _classification(rng, 3)
+    params = dict(QUIET, Cs=4, scoring="neg_log_loss", **TIGHT)
+    whole = LogisticRegressionCV(**params).fit(X, y)
+    budgets = []
+
+    def tiny(xp):
+        budgets.append(xp)
+        return 1  # one candidate at a time
+
+    monkeypatch.setattr(_logistic_cv, "memory_budget", tiny)
+    chunked = LogisticRegressionCV(**params).fit(X, y)
+    assert len(budgets) == 5  # once per fold
+    for label in whole.classes_.tolist():  # (products of other sizes round apart)
+        np.testing.assert_allclose(
+            chunked.scores_[label], whole.scores_[label], rtol=1e-13
+        )
