@@ -32,6 +32,7 @@ from sklearn.utils.validation import (
     _check_feature_names,
     _check_n_features,
     _check_y,
+    _deprecate_positional_args,
     _num_samples,
 )
 
@@ -65,6 +66,7 @@ __all__ = [
     "check_feature_names",
     "check_n_features",
     "check_y_host",
+    "deprecate_positional_args",
     "enforce_prediction_order",
     "fit_context",
     "init_callback_context",
@@ -85,6 +87,8 @@ assert_all_finite_element_wise = _assert_all_finite_element_wise
 check_feature_names = _check_feature_names
 check_n_features = _check_n_features
 check_y_host = _check_y
+# A FutureWarning for arguments passed by position that become keyword-only.
+deprecate_positional_args = _deprecate_positional_args
 # A callable ``scoring`` returning a dict: failed fits get ``error_score`` per
 # metric once the metric names are known (scikit-learn's own helper).
 insert_error_scores = _insert_error_scores

@@ -19,8 +19,8 @@ What is swapped, and what is not:
   scikit-learn's.
 - scikit-learn's own classes keep scikit-learn's internals: its private
   modules' globals are left alone, so a scikit-learn class that gpuml does
-  not replace (``LogisticRegressionCV``, ``MultiTaskLassoCV``)
-  builds scikit-learn's own models inside, with the
+  not replace (``MultiTaskLassoCV``, ``LassoLarsCV``, ...) builds
+  scikit-learn's own models inside, with the
   solvers and private attributes it was written for, and
   ``_log_reg_scoring_path``'s scoring shell (a ``LogisticRegression`` whose
   ``coef_`` it sets by hand) stays scikit-learn's. Those tests then check

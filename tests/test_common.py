@@ -25,6 +25,7 @@ from gpuml.linear_model import (
     LassoCV,
     LinearRegression,
     LogisticRegression,
+    LogisticRegressionCV,
     Ridge,
     RidgeClassifier,
     RidgeClassifierCV,
@@ -46,6 +47,11 @@ ESTIMATORS = [
     LinearRegression(positive=True),
     LogisticRegression(),
     LogisticRegression(C=0.5, class_weight="balanced"),
+    # scikit-learn's test instance, with the options that silence 1.9's
+    # deprecation warnings and lbfgs's default max_iter
+    LogisticRegressionCV(
+        Cs=3, cv=3, l1_ratios=(0,), use_legacy_attributes=False, scoring="neg_log_loss"
+    ),
     Ridge(),
     Ridge(solver="svd"),
     Ridge(solver="sparse_cg", tol=1e-8),

@@ -5,6 +5,7 @@ from gpuml.linear_model._coordinate_descent import ElasticNet, Lasso
 from gpuml.linear_model._coordinate_descent_cv import ElasticNetCV, LassoCV
 from gpuml.linear_model._linear import LinearRegression
 from gpuml.linear_model._logistic import LogisticRegression
+from gpuml.linear_model._logistic_cv import LogisticRegressionCV
 from gpuml.linear_model._ridge import Ridge, ridge_path
 from gpuml.linear_model._ridge_classifier import RidgeClassifier, RidgeClassifierCV
 from gpuml.linear_model._ridge_cv import RidgeCV
@@ -16,6 +17,7 @@ __all__ = [
     "LassoCV",
     "LinearRegression",
     "LogisticRegression",
+    "LogisticRegressionCV",
     "Ridge",
     "RidgeCV",
     "RidgeClassifier",

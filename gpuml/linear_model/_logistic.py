@@ -1441,7 +1441,9 @@ class LogisticRegression(
             return frozenset({"C", "l1_ratio"})
         return frozenset({"C"})  # their l1_ratio > 0 raises
 
-    def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
+    def _fit_batch(
+        self, X, y, param_sets, *, folds=None, sample_weight=None, all_classes=False
+    ):
         """Fit one model per dict of ``param_sets`` (values of ``C`` and,
         with saga or liblinear, ``l1_ratio``) on each training fold.
 
@@ -1453,7 +1455,9 @@ class LogisticRegression(
         :meth:`_fit_batch_proximal`, one run per fold, each candidate
         stopping on its own test. Returns an iterator of
         :class:`LogisticBatch`, one per fold, the candidates in the order
-        of ``param_sets`` (see ``docs/search.rst``).
+        of ``param_sets`` (see ``docs/search.rst``). ``all_classes``: a hook
+        of LogisticRegressionCV, every fold fitted with all the classes of
+        ``y``, as scikit-learn's ``_log_reg_scoring_path`` fits them.
         """
         validate_estimator_params(self)
         penalties = []
@@ -1467,8 +1471,9 @@ class LogisticRegression(
         if not self._proximal():
             subset = [{"C": params.get("C", self.C)} for params in param_sets]
             yield from self._fit_batch_lbfgs(
-                X, y, subset, folds=folds, sample_weight=sample_weight
-            )
+                X, y, subset, folds=folds, sample_weight=sample_weight,
+                all_classes=all_classes,
+            )  # fmt: skip
             return
         ratios = [
             self._l1_ratio_of(penalty, params.get("l1_ratio", self.l1_ratio))
@@ -1478,9 +1483,13 @@ class LogisticRegression(
             np.inf if penalty is None else float(params.get("C", self.C))
             for penalty, params in zip(penalties, param_sets, strict=True)
         ]
-        yield from self._fit_batch_proximal(X, y, Cs, ratios, folds, sample_weight)
+        yield from self._fit_batch_proximal(
+            X, y, Cs, ratios, folds, sample_weight, all_classes
+        )
 
-    def _fit_batch_proximal(self, X, y, C, ratios, folds, sample_weight):
+    def _fit_batch_proximal(
+        self, X, y, C, ratios, folds, sample_weight, all_classes=False
+    ):
         """One :class:`LogisticBatch` per training fold (or of all rows for
         ``folds=None``) of the proximal Newton method's candidates (host
         sequences ``C`` and ``ratios``, the L1 shares), all of a fold in
@@ -1495,7 +1504,7 @@ class LogisticRegression(
             for train in folds:
                 train = xp.asarray(train)
                 w_fold = None if sample_weight is None else sample_weight[train]
-                if _has_every_class(y_index, train, n_classes, xp):
+                if all_classes or _has_every_class(y_index, train, n_classes, xp):
                     fits.append((X[train], classes, y_index[train], w_fold))
                 else:
                     fits.append((X[train], *_fold_labels(y, train, xp), w_fold))
@@ -1511,9 +1520,12 @@ class LogisticRegression(
                 result.coef.astype(X.dtype),
                 result.intercept.astype(X.dtype),
                 fit_classes,
+                np.asarray(to_host(result.n_iter), dtype=np.int32),
             )
 
-    def _fit_batch_lbfgs(self, X, y, param_sets, *, folds=None, sample_weight=None):
+    def _fit_batch_lbfgs(
+        self, X, y, param_sets, *, folds=None, sample_weight=None, all_classes=False
+    ):
         """Fit one model per ``C`` of ``param_sets`` on each training fold
         by L-BFGS.
 
@@ -1525,7 +1537,11 @@ class LogisticRegression(
         candidates, and the host drives one optimisation instead of one per
         fold; otherwise, and on the CPU, one per fold. The labels are encoded
         once; a fold that lacks one of the classes is fitted on its own
-        labels, as scikit-learn would.
+        labels, as scikit-learn would, unless ``all_classes`` (a hook of
+        LogisticRegressionCV: every fold is fitted with all the classes of
+        ``y``, as scikit-learn's ``_log_reg_scoring_path`` fits them).
+        Returns an iterator of :class:`LogisticBatch` (see
+        ``docs/search.rst``), each with its candidates' L-BFGS iterations.
         """
         if self.engine == "cuml":
             raise BatchUnsupported("engine='cuml' fits one C at a time")
@@ -1541,11 +1557,13 @@ class LogisticRegression(
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
         if folds is None:
             loss = self._loss(X, classes, y_index, sample_weight, inverse_C, xp)
-            yield self._batch_model(loss, self._minimize(loss, xp).x, X.dtype, classes)
+            yield self._batch_model(loss, self._minimize(loss, xp), X.dtype, classes)
             return
         folds = [xp.asarray(train) for train in folds]  # host indices, moved once
         n_classes = int(classes.shape[0])
-        complete = [_has_every_class(y_index, t, n_classes, xp) for t in folds]
+        complete = [
+            all_classes or _has_every_class(y_index, t, n_classes, xp) for t in folds
+        ]
         joint = [t for t, ok in zip(folds, complete, strict=True) if ok]
         together = len(joint) > 1 and n_classes > 1  # else _loss raises
         if together:
@@ -1573,7 +1591,7 @@ class LogisticRegression(
             else:
                 parts = (X[train], *_fold_labels(y, train, xp), w_fold)
             loss = self._loss(*parts, inverse_C, xp)
-            yield self._batch_model(loss, self._minimize(loss, xp).x, X.dtype, parts[1])
+            yield self._batch_model(loss, self._minimize(loss, xp), X.dtype, parts[1])
 
     def _fit_folds_together(
         self, X, classes, y_index, sample_weight, inverse_C, trains, union, xp
@@ -1607,9 +1625,9 @@ class LogisticRegression(
             self.fit_intercept,
             xp,
         )
-        x = self._minimize(loss, xp).x
+        result = self._minimize(loss, xp)
         return [
-            self._batch_model(loss, x[f * k : (f + 1) * k], X.dtype, classes)
+            self._batch_model(loss, result, X.dtype, classes, slice(f * k, (f + 1) * k))
             for f in range(len(trains))
         ]
 
@@ -1635,10 +1653,13 @@ class LogisticRegression(
             )
         return xp.repeat(xp.stack(columns, axis=1), k, axis=1)
 
-    @staticmethod
-    def _batch_model(loss, x, dtype, classes) -> LogisticBatch:
-        W, b = loss.split_as(x, dtype)
-        return LogisticBatch(W, b, classes)
+    def _batch_model(self, loss, result, dtype, classes, rows=None) -> LogisticBatch:
+        """The batch model of the L-BFGS ``result``'s rows ``rows`` (all by
+        default), with their iterations (at most ``max_iter``)."""
+        rows = slice(None) if rows is None else rows
+        W, b = loss.split_as(result.x[rows], dtype)
+        n_iter = np.minimum(result.n_iter[rows], self.max_iter).astype(np.int32)
+        return LogisticBatch(W, b, classes, n_iter)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1693,10 +1714,12 @@ class LogisticBatch:
 
     Responses stack the candidates on a leading axis: ``decision_function``
     gives (k, n) for binary problems and (k, n, n_classes) otherwise.
+    ``n_iter``: the candidates' L-BFGS iterations (host int32, (k,)).
     """
 
-    def __init__(self, W, b, classes):
+    def __init__(self, W, b, classes, n_iter=None):
         self.W, self.b, self.classes_ = W, b, classes
+        self.n_iter = n_iter
 
     def __len__(self) -> int:
         return self.W.shape[0]
