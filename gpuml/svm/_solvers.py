@@ -26,7 +26,9 @@ Two algorithms:
   stops changing and a step lands on the optimum. It stops a problem when
   ``||g|| <= eps ||g(0)||`` with liblinear's primal ``eps`` (scikit-learn's
   ``tol`` scaled as liblinear scales it), which bounds ``||w - w*||`` by the
-  same amount. Both of scikit-learn's ``dual`` choices have this optimum;
+  same amount (or, where rounding stops the steps, when ``||g||`` is at
+  most ``1e-12`` of the magnitude of its terms: the bound ``||w - w*|| <=
+  ||g||`` still holds). Both of scikit-learn's ``dual`` choices have this optimum;
   gpuml solves the primal for either.
 - :func:`dual_cd` for the non-smooth losses (``hinge``,
   ``epsilon_insensitive``; scikit-learn's only formulation is the dual):
@@ -35,10 +37,12 @@ Two algorithms:
   sequential over the samples, so it runs on the host (NumPy; on a GPU the
   data are copied to the host once and the coefficients back): a per-sample
   loop of device kernels would cost a launch per sample and pass. A problem
-  stops when its duality gap ``P(w) - D(alpha)`` is at most ``(tol max(||w||,
-  1))² / 2``, so that ``||w - w*|| <= tol max(||w||, 1)``, or when a whole
-  pass changes no dual variable (a fixed point of the updates: the KKT
-  conditions hold to rounding).
+  stops when its duality gap ``P(w) - D(alpha)`` is at most ``(tol
+  max(||w||, 1))² / 2``, so that ``||w - w*|| <= tol max(||w||, 1)``, or
+  at most ``1e-13`` of the sum of its terms' magnitudes (the gap is then
+  rounding; ``||w - w*|| <= sqrt(2 gap)`` still holds), or when a whole pass
+  changes no dual variable (a fixed point of the updates: the KKT conditions
+  hold to rounding).
 
 A smooth surrogate of the hinge (a Huber or squared hinge) would be fast on
 the device but has another optimum; it is not used.
@@ -160,6 +164,10 @@ def _conjugate_gradients(X, XT, h, G, running, diagonal, eta, xp, max_steps):
     return D
 
 
+# A gradient below this share of its terms' magnitude is rounding.
+_GRADIENT_ROUNDING = 1e-12
+
+
 def newton(X, T, C, *, kind, epsilon, eps, max_iter, xp: ModuleType) -> Solution:
     """Minimise the ``k`` squared-loss problems (see the module docstring).
 
@@ -180,7 +188,7 @@ def newton(X, T, C, *, kind, epsilon, eps, max_iter, xp: ModuleType) -> Solution
     loss = _SquaredLoss(kind, T, C, epsilon, xp)
     W = xp.zeros((p, k))
     Z = xp.zeros((n, k))
-    bound = None
+    bound = previous = None
     n_iter = np.zeros(k, dtype=np.int64)
     converged = np.zeros(k, dtype=bool)
     for _ in range(max_iter + 1):
@@ -190,8 +198,15 @@ def newton(X, T, C, *, kind, epsilon, eps, max_iter, xp: ModuleType) -> Solution
         if bound is None:
             g0 = norms
             bound = xp.asarray(eps) * g0
-        ok = to_host(norms <= bound)
-        converged |= ok
+        ok = norms <= bound
+        if previous is not None and bool((~ok & (norms >= previous)).any()):
+            # no progress: at rounding when the gradient is a small share of
+            # the magnitude of its terms (the bound ||w - w*|| <= ||g||
+            # holds all the same)
+            size = _column_norms(W, xp) + _column_norms(abs(XT) @ xp.abs(s), xp)
+            ok |= (norms >= previous) & (norms <= _GRADIENT_ROUNDING * size)
+        previous = norms
+        converged |= to_host(ok)
         running_host = ~converged & (n_iter < max_iter)
         if not running_host.any():
             break
@@ -211,8 +226,11 @@ def newton(X, T, C, *, kind, epsilon, eps, max_iter, xp: ModuleType) -> Solution
         W = W_new
         Z = X @ W
         n_iter += running_host
-        # a step that changes nothing cannot improve: stop (not converged)
-        n_iter[stalled] = max_iter
+        if stalled.any():
+            # a step that changes nothing cannot improve (the gradient was
+            # not rounding, or it had stopped above): stopped short, reported
+            # as the iteration limit
+            n_iter[stalled] = max_iter
     return Solution(W, n_iter, converged)
 
 
@@ -225,16 +243,26 @@ def _row(X, i):
 
 
 def dual_gap(X, W, T, C, alpha, *, kind, epsilon):
-    """The duality gap of each problem (host arrays; ``W`` (p, k), ``alpha``
-    (n, k) the dual variables, signed for EPSILON)."""
+    """The duality gap of each problem and the magnitude of its terms (host
+    arrays; ``W`` (p, k), ``alpha`` (n, k) the dual variables, signed for
+    EPSILON): ``(gap, size)``, the gap known to about ``eps * size``."""
     Z = np.asarray(X @ W)
     ww = (W * W).sum(axis=0)
     if kind == HINGE:
         primal_loss = (C * np.maximum(1.0 - T * Z, 0.0)).sum(axis=0)
-        return ww + primal_loss - alpha.sum(axis=0)
+        dual_linear = alpha.sum(axis=0)
+        size = ww + primal_loss + dual_linear
+        return ww + primal_loss - dual_linear, size
     primal_loss = (C * np.maximum(np.abs(Z - T) - epsilon, 0.0)).sum(axis=0)
     dual_linear = (T * alpha).sum(axis=0) - epsilon * np.abs(alpha).sum(axis=0)
-    return ww + primal_loss - dual_linear
+    size = ww + primal_loss + (np.abs(T * alpha)).sum(axis=0)
+    size += epsilon * np.abs(alpha).sum(axis=0)
+    return ww + primal_loss - dual_linear, size
+
+
+# A gap below this share of its terms' magnitude is rounding: the updates
+# cannot reduce it further in float64.
+_GAP_ROUNDING = 1e-13
 
 
 def dual_cd(X, T, C, *, kind, epsilon, tol, max_iter, rng) -> Solution:
@@ -293,11 +321,12 @@ def dual_cd(X, T, C, *, kind, epsilon, tol, max_iter, rng) -> Solution:
                 Wr[:, idx] += delta[:, None] * values[None, :]
         W[cols] = Wr
         n_iter[cols] += 1
-        gap = dual_gap(
+        gap, size = dual_gap(
             X, Wr.T, T[:, cols], C[:, cols], alpha[:, cols], kind=kind, epsilon=epsilon
         )
         scale = np.maximum((Wr * Wr).sum(axis=1), 1.0)
-        done = (gap <= 0.5 * tol * tol * scale) | ~changed
+        bound = np.maximum(0.5 * tol * tol * scale, _GAP_ROUNDING * size)
+        done = (gap <= bound) | ~changed
         converged[cols[done]] = True
         running[cols[done]] = False
         if not running.any():
