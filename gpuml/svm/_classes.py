@@ -183,7 +183,7 @@ class _LiblinearMixin:
             epsilon=epsilon,
             tol=self.tol,
             max_iter=self.max_iter,
-            rng=np.random.RandomState(seed),
+            seed=seed,
         )
         solution.W = xp.asarray(solution.W)
         return solution

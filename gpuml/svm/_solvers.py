@@ -234,14 +234,6 @@ def newton(X, T, C, *, kind, epsilon, eps, max_iter, xp: ModuleType) -> Solution
     return Solution(W, n_iter, converged)
 
 
-def _row(X, i):
-    """``(columns, values)`` of row ``i`` of host X (dense or CSR)."""
-    if sp.issparse(X):
-        start, end = X.indptr[i], X.indptr[i + 1]
-        return X.indices[start:end], X.data[start:end]
-    return slice(None), X[i]
-
-
 def dual_gap(X, W, T, C, alpha, *, kind, epsilon):
     """The duality gap of each problem and the magnitude of its terms (host
     arrays; ``W`` (p, k), ``alpha`` (n, k) the dual variables, signed for
@@ -265,70 +257,96 @@ def dual_gap(X, W, T, C, alpha, *, kind, epsilon):
 _GAP_ROUNDING = 1e-13
 
 
-def dual_cd(X, T, C, *, kind, epsilon, tol, max_iter, rng) -> Solution:
+def _rows(X) -> list:
+    """Host X's rows as ``(columns, values)`` pairs (``columns`` a slice for
+    dense X), made once for the per-sample loop."""
+    if sp.issparse(X):
+        ptr = X.indptr
+        return [
+            (X.indices[ptr[i] : ptr[i + 1]], X.data[ptr[i] : ptr[i + 1]])
+            for i in range(X.shape[0])
+        ]
+    return [(slice(None), row) for row in X]
+
+
+def _cd_problem(rows, q, t, c, *, kind, epsilon, tol, max_iter, seed, X):
+    """One problem's dual coordinate descent (scalars as Python floats: the
+    loop's cost is the interpreter's). Returns ``(w, passes, converged)``."""
+    n, p = X.shape
+    w = np.zeros(p)
+    q_list, t_list, c_list = q.tolist(), t.tolist(), c.tolist()
+    alpha = [0.0] * n
+    for i in np.flatnonzero(q == 0).tolist():
+        # a zero row: its dual variable goes to its best bound, w stays
+        if kind == HINGE:
+            alpha[i] = c_list[i]
+        elif abs(t_list[i]) > epsilon:
+            alpha[i] = c_list[i] if t_list[i] > 0 else -c_list[i]
+    order = np.flatnonzero(q > 0)
+    rng = np.random.RandomState(seed)
+    hinge = kind == HINGE
+    for passes in range(1, max_iter + 1):
+        rng.shuffle(order)
+        changed = False
+        for i in order.tolist():
+            idx, x = rows[i]
+            z = float(w[idx] @ x)
+            old, qi, ci = alpha[i], q_list[i], c_list[i]
+            if hinge:
+                ti = t_list[i]
+                new = min(max(old - (ti * z - 1.0) / qi, 0.0), ci)
+                delta = (new - old) * ti
+            else:
+                g = z - t_list[i]
+                if g + epsilon < qi * old:
+                    new = old - (g + epsilon) / qi
+                elif g - epsilon > qi * old:
+                    new = old - (g - epsilon) / qi
+                else:
+                    new = 0.0
+                new = min(max(new, -ci), ci)
+                delta = new - old
+            if new != old:
+                changed = True
+                alpha[i] = new
+                w[idx] += delta * x
+        a = np.array(alpha)[:, None]
+        gap, size = dual_gap(
+            X, w[:, None], t[:, None], c[:, None], a, kind=kind, epsilon=epsilon
+        )
+        bound = max(0.5 * tol * tol * max(float(w @ w), 1.0), _GAP_ROUNDING * size[0])
+        if gap[0] <= bound or not changed:
+            return w, passes, True
+    return w, max_iter, False
+
+
+def dual_cd(X, T, C, *, kind, epsilon, tol, max_iter, seed) -> Solution:
     """liblinear's dual coordinate descent for the hinge (HINGE) and
     epsilon-insensitive (EPSILON) losses, on the host (see the module
     docstring). ``X`` (n, p) host float64, dense or CSR; ``T``, ``C`` (n,
-    k) host; ``rng`` a NumPy RandomState for the order of each pass."""
+    k) host; ``seed`` the order of the passes (each problem takes the same
+    orders as its own fit would: a batch's problems are its single fits)."""
     X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X)
-    n, p = X.shape
-    k = T.shape[1]
-    W = np.zeros((k, p))  # rows: one sample's update is a rank-one row sweep
-    alpha = np.zeros((n, k))
     if sp.issparse(X):
         q = np.asarray(X.multiply(X).sum(axis=1)).ravel()
     else:
         q = np.einsum("ij,ij->i", X, X)
-    # a zero row: its dual variable goes to its best bound, w does not move
-    zero = q == 0
-    if kind == HINGE:
-        alpha[zero] = C[zero]
-    else:
-        alpha[zero] = np.where(np.abs(T[zero]) > epsilon, np.sign(T[zero]), 0.0)
-        alpha[zero] *= C[zero]
+    rows = _rows(X)
+    k = T.shape[1]
+    W = np.zeros((X.shape[1], k))
     n_iter = np.zeros(k, dtype=np.int64)
     converged = np.zeros(k, dtype=bool)
-    running = np.ones(k, dtype=bool)
-    order = np.flatnonzero(q > 0)
-    for _ in range(max_iter):
-        cols = np.flatnonzero(running)
-        Wr = W[cols]
-        changed = np.zeros(cols.size, dtype=bool)
-        rng.shuffle(order)
-        for i in order:
-            idx, values = _row(X, i)
-            z = Wr[:, idx] @ values
-            old = alpha[i, cols]
-            if kind == HINGE:
-                t = T[i, cols]
-                new = np.clip(old - (t * z - 1.0) / q[i], 0.0, C[i, cols])
-                delta = (new - old) * t
-            else:
-                g = z - T[i, cols]
-                H = q[i]
-                step = np.where(
-                    g + epsilon < H * old,
-                    -(g + epsilon) / H,
-                    np.where(g - epsilon > H * old, -(g - epsilon) / H, -old),
-                )
-                u = C[i, cols]
-                new = np.clip(old + step, -u, u)
-                delta = new - old
-            moved = new != old
-            if moved.any():
-                changed |= moved
-                alpha[i, cols] = new
-                Wr[:, idx] += delta[:, None] * values[None, :]
-        W[cols] = Wr
-        n_iter[cols] += 1
-        gap, size = dual_gap(
-            X, Wr.T, T[:, cols], C[:, cols], alpha[:, cols], kind=kind, epsilon=epsilon
+    for j in range(k):
+        W[:, j], n_iter[j], converged[j] = _cd_problem(
+            rows,
+            q,
+            np.ascontiguousarray(T[:, j]),
+            np.ascontiguousarray(C[:, j]),
+            kind=kind,
+            epsilon=epsilon,
+            tol=tol,
+            max_iter=max_iter,
+            seed=seed,
+            X=X,
         )
-        scale = np.maximum((Wr * Wr).sum(axis=1), 1.0)
-        bound = np.maximum(0.5 * tol * tol * scale, _GAP_ROUNDING * size)
-        done = (gap <= bound) | ~changed
-        converged[cols[done]] = True
-        running[cols[done]] = False
-        if not running.any():
-            break
-    return Solution(W.T.copy(), n_iter, converged)
+    return Solution(W, n_iter, converged)
