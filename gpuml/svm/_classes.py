@@ -24,10 +24,12 @@ Which algorithm serves which of scikit-learn's options:
 ``squared_epsilon_insensitive``        search, on the compute device
 ``hinge``, ``epsilon_insensitive``     liblinear's dual coordinate descent,
                                        on the host (sequential over samples)
+``penalty="l1"`` (squared hinge)       liblinear's primal coordinate descent,
+                                       on the host (sequential over features)
 =====================================  =======================================
 
-``penalty="l1"`` and ``multi_class="crammer_singer"`` raise a ValueError that
-names scikit-learn's class. A search batches ``C`` (:meth:`_fit_batch`): all
+``multi_class="crammer_singer"`` raises a ValueError that names
+scikit-learn's class. A search batches ``C`` (:meth:`_fit_batch`): all
 ``C`` values and classes of a fold are the columns of one solve.
 """
 
@@ -144,17 +146,10 @@ class _LiblinearMixin:
         """scikit-learn's ``dual`` and its errors; gpuml's refusals."""
         dual = liblinear_dual(self.dual, self.loss, penalty, multi_class, X)
         liblinear_solver_type(multi_class, penalty, self.loss, dual)
-        name = type(self).__name__
         if multi_class == "crammer_singer":
             raise ValueError(
                 "gpuml's LinearSVC does not support multi_class='crammer_singer' "
                 "(yet); use sklearn.svm.LinearSVC(multi_class='crammer_singer')."
-            )
-        if penalty == "l1":
-            raise ValueError(
-                f"gpuml's {name} does not support penalty='l1' (yet); use "
-                f"sklearn.svm.{name}(penalty='l1', loss='squared_hinge', "
-                "dual=False)."
             )
         return dual
 
@@ -162,6 +157,16 @@ class _LiblinearMixin:
         """Solve the problems (columns of ``T`` and ``cost``) on ``X`` (with
         its intercept column); returns a :class:`_solvers.Solution` whose
         ``W`` is in ``xp``."""
+        if getattr(self, "penalty", "l2") == "l1":
+            solution = _solvers.l1_cd(
+                to_host(X),
+                np.asarray(to_host(T)),
+                np.asarray(to_host(cost)),
+                eps=eps,
+                max_iter=self.max_iter,
+            )
+            solution.W = xp.asarray(solution.W)
+            return solution
         if self._squared():
             return _solvers.newton(
                 X,
@@ -247,8 +252,10 @@ class LinearSVC(_LiblinearMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimato
 
     Parameters
     ----------
-    penalty : {"l2"}, default="l2"
-        ``"l1"`` raises a ValueError naming scikit-learn's class.
+    penalty : {"l1", "l2"}, default="l2"
+        ``"l1"`` (with the squared hinge, ``dual=False``): liblinear's
+        coordinate descent on the host; the intercept's weight is penalised
+        by the L1 norm too, as liblinear does.
     loss : {"hinge", "squared_hinge"}, default="squared_hinge"
     dual : "auto" or bool, default="auto"
         scikit-learn's choice and errors; both formulations have the same

@@ -216,17 +216,31 @@ def test_unsupported_combinations_raise_sklearns_error(rng, cls, sk_cls, options
     assert str(ours.value) == str(theirs.value)
 
 
-@pytest.mark.parametrize(
-    "options, match",
-    [
-        (dict(penalty="l1", dual=False), r"sklearn\.svm\.LinearSVC\(penalty='l1'"),
-        (dict(multi_class="crammer_singer"), r"multi_class='crammer_singer'"),
-    ],
-)
-def test_refused_options_name_sklearns_class(rng, options, match):
+def test_crammer_singer_names_sklearns_class(rng):
     X, y = _classification(rng, 3)
-    with pytest.raises(ValueError, match=match):
-        LinearSVC(**options).fit(X, y)
+    with pytest.raises(ValueError, match=r"multi_class='crammer_singer'"):
+        LinearSVC(multi_class="crammer_singer").fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"C": 0.1}, {"C": 1.0, "class_weight": "balanced"}, {"fit_intercept": False}],
+    ids=str,
+)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_l1_penalty_matches_sklearn(backend, rng, options, n_classes, fmt):
+    """The same zeros and close coefficients (liblinear's L1 problem)."""
+    X, y = _classification(rng, n_classes, n=100, p=8)
+    sw = rng.uniform(0.2, 2.0, len(y))
+    l1 = dict(penalty="l1", dual=False, tol=1e-9, max_iter=100000)
+    theirs = sk_svm.LinearSVC(**l1, **options).fit(X, y, sample_weight=sw)
+    ours = LinearSVC(**l1, **options).fit(
+        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
+    )
+    coef = backend.to_numpy(ours.coef_)
+    np.testing.assert_array_equal(coef == 0, theirs.coef_ == 0)
+    _assert_close(ours, theirs, backend, rtol=1e-6)
 
 
 def test_errors_as_sklearn(rng):

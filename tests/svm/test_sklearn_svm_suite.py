@@ -29,13 +29,6 @@ DESELECTED = "not test_linearsvr_fit_sampleweight"
 
 KNOWN = [
     Category(
-        "penalty='l1' (liblinear's L1-regularised squared hinge): not in "
-        "gpuml's LinearSVC yet, which raises a ValueError naming "
-        "scikit-learn's class",
-        most=4,
-        error=r"ValueError: gpuml's LinearSVC does not support penalty='l1'",
-    ),
-    Category(
         "multi_class='crammer_singer': not in gpuml's LinearSVC yet, which "
         "raises a ValueError naming scikit-learn's class",
         most=2,
@@ -43,7 +36,7 @@ KNOWN = [
         r"multi_class='crammer_singer'",
     ),
 ]
-PASSED = 121
+PASSED = 125
 
 
 @pytest.mark.skipif(
