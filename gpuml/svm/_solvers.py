@@ -112,14 +112,18 @@ def _line_search(loss: _SquaredLoss, W, D, Z, U, xp: ModuleType, max_steps=100):
     increasing. A Newton step on ``φ'`` (exact on the current piece) is kept
     when it stays inside the bracket of slopes of opposite signs, else the
     bracket is halved (or doubled while no positive slope is known).
-    Columns with ``φ'(0) = 0`` (a zero direction) get ``t = 0``.
+    Columns with ``φ'(0) = 0`` (a zero direction) get ``t = 0``; a slope
+    within rounding of zero (``1e-13`` of its terms' magnitude) is zero.
     """
     wd = (W * D).sum(axis=0)
     dd = (D * D).sum(axis=0)
 
     def slopes(t):
+        """``φ'(t)``, ``φ''(t)`` and the magnitude of ``φ'``'s terms."""
         s, h = loss.slope_curvature(Z + t * U)
-        return wd + t * dd + (s * U).sum(axis=0), dd + (h * U * U).sum(axis=0)
+        su = s * U
+        size = xp.abs(wd) + t * dd + xp.abs(su).sum(axis=0)
+        return wd + t * dd + su.sum(axis=0), dd + (h * U * U).sum(axis=0), size
 
     k = W.shape[1]
     lo = xp.zeros(k)
@@ -129,8 +133,9 @@ def _line_search(loss: _SquaredLoss, W, D, Z, U, xp: ModuleType, max_steps=100):
     t = xp.ones(k)
     done = scale == 0
     for _ in range(max_steps):
-        d1, d2 = slopes(t)
-        done = done | (xp.abs(d1) <= 1e-13 * scale)
+        d1, d2, size = slopes(t)
+        # zero to rounding: a small share of the slope or of its terms
+        done = done | (xp.abs(d1) <= xp.maximum(1e-13 * scale, 1e-13 * size))
         if bool(done.all()):
             break
         lo = xp.where(d1 < 0, t, lo)
@@ -235,10 +240,13 @@ def newton(X, T, C, *, kind, epsilon, eps, max_iter, xp: ModuleType) -> Solution
         Z = X @ W
         n_iter += running_host
         if stalled.any():
-            # a step that changes nothing cannot improve (the gradient was
-            # not rounding, or it had stopped above): stopped short, reported
-            # as the iteration limit
-            n_iter[stalled] = max_iter
+            # a step that changes nothing cannot improve: converged if the
+            # gradient is rounding (as above), else stopped short (reported
+            # as the iteration limit)
+            size = _column_norms(W, xp) + _column_norms(abs(XT) @ xp.abs(s), xp)
+            rounding = to_host(norms <= _GRADIENT_ROUNDING * size)
+            converged |= stalled & rounding
+            n_iter[stalled & ~rounding] = max_iter
     return Solution(W, n_iter, converged)
 
 
