@@ -64,8 +64,8 @@ ESTIMATORS = [
     NearestNeighbors(metric="cosine", n_neighbors=3),
     UMAP(n_neighbors=5, n_epochs=20, random_state=0),
     # the squared losses (gpuml's device Newton); the host coordinate
-    # descents stop on a stricter rule than liblinear's and warn on some of
-    # the checks' data at the default max_iter (see docs/differences.rst)
+    # descents (hinge, epsilon_insensitive, penalty="l1") still warn
+    # ConvergenceWarning on some of the checks' data at the default max_iter
     LinearSVC(),
     LinearSVR(loss="squared_epsilon_insensitive"),
     # The searches, as scikit-learn's own common tests build them

@@ -37,7 +37,10 @@ Two algorithms:
   sequential over the samples, so it runs on the host (NumPy; on a GPU the
   data are copied to the host once and the coefficients back): a per-sample
   loop of device kernels would cost a launch per sample and pass. A problem
-  stops when its duality gap ``P(w) - D(alpha)`` is at most ``(tol
+  stops on liblinear's rule (the projected gradient's spread over a pass at
+  most ``tol`` for the hinge; for the epsilon-insensitive loss the sum of
+  the violations of a pass at most ``tol`` times the first pass's, computed
+  along the pass), or when its duality gap ``P(w) - D(alpha)`` is at most ``(tol
   max(||w||, 1))² / 2``, so that ``||w - w*|| <= tol max(||w||, 1)``, or
   at most ``1e-13`` of the sum of its terms' magnitudes (the gap is then
   rounding; ``||w - w*|| <= sqrt(2 gap)`` still holds), or when a whole pass
@@ -301,19 +304,33 @@ def _cd_problem(rows, q, t, c, *, kind, epsilon, tol, max_iter, seed, X):
     order = np.flatnonzero(q > 0)
     rng = np.random.RandomState(seed)
     hinge = kind == HINGE
+    initial = None
     for passes in range(1, max_iter + 1):
         rng.shuffle(order)
         changed = False
+        pg_max, pg_min, violation = -np.inf, np.inf, 0.0
         for i in order.tolist():
             idx, x = rows[i]
             z = float(w[idx] @ x)
             old, qi, ci = alpha[i], q_list[i], c_list[i]
             if hinge:
                 ti = t_list[i]
-                new = min(max(old - (ti * z - 1.0) / qi, 0.0), ci)
+                g = ti * z - 1.0
+                pg = min(g, 0.0) if old == 0 else max(g, 0.0) if old == ci else g
+                pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
+                new = min(max(old - g / qi, 0.0), ci)
                 delta = (new - old) * ti
             else:
                 g = z - t_list[i]
+                gp, gn = g + epsilon, g - epsilon
+                if old == 0:
+                    violation += max(gn, -gp, 0.0)
+                elif old >= ci:
+                    violation += max(gp, 0.0)
+                elif old <= -ci:
+                    violation += max(-gn, 0.0)
+                else:
+                    violation += abs(gp) if old > 0 else abs(gn)
                 if g + epsilon < qi * old:
                     new = old - (g + epsilon) / qi
                 elif g - epsilon > qi * old:
@@ -331,7 +348,14 @@ def _cd_problem(rows, q, t, c, *, kind, epsilon, tol, max_iter, seed, X):
             X, w[:, None], t[:, None], c[:, None], a, kind=kind, epsilon=epsilon
         )
         bound = max(0.5 * tol * tol * max(float(w @ w), 1.0), _GAP_ROUNDING * size[0])
-        if gap[0] <= bound or not changed:
+        # liblinear's rules: the projected gradient's spread over the pass
+        # (hinge), the violations' sum relative to the first pass's (SVR)
+        if hinge:
+            liblinear_rule = pg_max - pg_min <= tol
+        else:
+            initial = violation if initial is None else initial
+            liblinear_rule = violation <= tol * initial
+        if liblinear_rule or gap[0] <= bound or not changed:
             return w, passes, True
     return w, max_iter, False
 
