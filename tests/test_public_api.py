@@ -148,9 +148,7 @@ def test_the_walk_finds_scikit_learns_modules():
         "sklearn.linear_model",
         "sklearn.feature_extraction.text",
         "sklearn.svm",
-    } <= set(
-        SKLEARN_HAD
-    )
+    } <= set(SKLEARN_HAD)
     assert {
         "sklearn.decomposition",
         "sklearn.cluster",
