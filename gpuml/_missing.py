@@ -14,7 +14,7 @@ gpuml's, on host data). Two hooks raise these errors, worded by
   usual ``AttributeError`` for anything else (a scikit-learn submodule such
   as ``sklearn.metrics.cluster`` included, which is left to the finder).
 - A missing *module* (``import gpuml.decomposition``,
-  ``from gpuml.decomposition import PCA``, ``from gpuml import svm``): a
+  ``from gpuml.decomposition import PCA``, ``from gpuml import cluster``): a
   finder at the end of :data:`sys.meta_path` (:func:`install_module_finder`,
   called once by ``gpuml/__init__.py``) is asked only after the usual
   finders found nothing, so real gpuml modules never reach it. It answers
@@ -25,8 +25,8 @@ gpuml's, on host data). Two hooks raise these errors, worded by
   nothing and is False.
 
 The module error's ``name`` is None, not the module's name: Python's
-``from gpuml import svm`` turns a ``ModuleNotFoundError`` whose ``name`` is
-``"gpuml.svm"`` into a bare "cannot import name", dropping the message.
+``from gpuml import cluster`` turns a ``ModuleNotFoundError`` whose ``name`` is
+``"gpuml.cluster"`` into a bare "cannot import name", dropping the message.
 
 The wording depends on what scikit-learn's object is (a module: whether it
 has estimators): an estimator class works "in Pipelines and gpuml's

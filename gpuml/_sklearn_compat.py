@@ -17,6 +17,8 @@ from sklearn.model_selection._validation import (
     _translate_train_sizes,
     _warn_or_raise_about_fit_failures,
 )
+from sklearn.svm._base import _get_liblinear_solver_type
+from sklearn.svm._classes import _validate_dual_parameter
 from sklearn.utils import _set_output
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -71,6 +73,8 @@ __all__ = [
     "fit_context",
     "init_callback_context",
     "insert_error_scores",
+    "liblinear_dual",
+    "liblinear_solver_type",
     "nearest_neighbors_constraints",
     "num_samples",
     "routing_enabled",
@@ -98,6 +102,10 @@ enforce_prediction_order = _enforce_prediction_order
 # cross_validate, from result records.
 warn_or_raise_about_fit_failures = _warn_or_raise_about_fit_failures
 num_samples = _num_samples
+# LinearSVC/LinearSVR: scikit-learn's reading of dual="auto" and its errors
+# for the loss, penalty and dual combinations liblinear lacks.
+liblinear_dual = _validate_dual_parameter
+liblinear_solver_type = _get_liblinear_solver_type
 # learning_curve's absolute training sizes (and their validation messages).
 translate_train_sizes = _translate_train_sizes
 # permutation_test_score's shuffle of y (within groups), drawing from the

@@ -94,6 +94,7 @@ OTHER_USE = "works alongside gpuml, on host data"
     [
         ("gpuml.linear_model", "LassoLars", "sklearn.linear_model", ESTIMATOR_USE),
         ("gpuml.preprocessing", "MinMaxScaler", "sklearn.preprocessing", ESTIMATOR_USE),
+        ("gpuml.svm", "SVC", "sklearn.svm", ESTIMATOR_USE),
         (
             "gpuml.feature_extraction.text",
             "strip_accents_unicode",
@@ -143,13 +144,14 @@ def test_every_public_name_has_examples(name):
 
 
 def test_the_walk_finds_scikit_learns_modules():
-    assert {"sklearn.linear_model", "sklearn.feature_extraction.text"} <= set(
-        SKLEARN_HAD
-    )
+    assert {
+        "sklearn.linear_model",
+        "sklearn.feature_extraction.text",
+        "sklearn.svm",
+    } <= set(SKLEARN_HAD)
     assert {
         "sklearn.decomposition",
         "sklearn.cluster",
-        "sklearn.svm",
         "sklearn.metrics.pairwise",
         "sklearn.feature_extraction.image",
     } <= set(SKLEARN_LACKED)
@@ -223,10 +225,10 @@ def test_a_missing_module_is_worded_by_what_scikit_learn_has():
     """Estimators: Pipelines and searches, with an estimator to import;
     anything else (metrics, datasets): alongside gpuml, nothing fitted."""
     with pytest.raises(
-        ModuleNotInGpuml, match=r"from sklearn\.svm import SVC$"
+        ModuleNotInGpuml, match=r"from sklearn\.cluster import DBSCAN$"
     ) as info:
-        import gpuml.svm  # noqa: F401
-    assert "scikit-learn's sklearn.svm " + ESTIMATOR_USE in str(info.value)
+        import gpuml.cluster  # noqa: F401
+    assert "scikit-learn's sklearn.cluster " + ESTIMATOR_USE in str(info.value)
     with pytest.raises(ModuleNotInGpuml) as info:
         from gpuml.metrics import pairwise  # noqa: F401
     assert "scikit-learn's sklearn.metrics.pairwise " + OTHER_USE in str(info.value)
