@@ -55,13 +55,94 @@ def make_data(n: int, p: int, seed: int = 0):
 
 
 def _gpuml(name: str):
-    import gpuml.linear_model
+    """gpuml's class of that name (gpuml.linear_model or gpuml.svm), or None."""
+    import importlib
 
-    return (
-        getattr(gpuml.linear_model, name)
-        if name in gpuml.linear_model.__all__
-        else None
-    )
+    for module in ("gpuml.linear_model", "gpuml.svm"):
+        try:
+            found = importlib.import_module(module)
+        except ImportError:
+            continue
+        if name in found.__all__:
+            return getattr(found, name)
+    return None
+
+
+def _labels(y):
+    return (y > np.median(y)).astype(np.int64)
+
+
+def _models_new(n: int):
+    """Issue 37's second part: the L1 search, the CV classes, LinearSVC
+    (same tuple layout as :func:`_models`; scikit-learn's searches and CV
+    classes with ``n_jobs=16``)."""
+    import sklearn.linear_model as sk
+    import sklearn.svm as sk_svm
+    from sklearn.model_selection import GridSearchCV as SkSearch
+
+    X1, y1 = make_data(2 * n, 128)
+    c1 = _labels(y1)
+    X2, y2 = make_data(n, 256, seed=1)
+    l1_grid = {"C": list(np.logspace(-3, 1, 20))}
+    svc_grid = {"C": list(np.logspace(-3, 1, 20))}
+
+    def search(name, params, grid):
+        def make():
+            from gpuml.model_selection import GridSearchCV
+
+            return GridSearchCV(_gpuml(name)(**params), grid, cv=5)
+
+        return _gpuml(name) and make
+
+    def model(name, **params):
+        return _gpuml(name) and (lambda: _gpuml(name)(**params))
+
+    saga = {"solver": "saga", "l1_ratio": 1.0}
+    return [
+        (
+            f"GridSearchCV LogisticRegression(saga, l1_ratio=1), 20 C x 5 folds, "
+            f"{2 * n:,} x 128",
+            search("LogisticRegression", saga, l1_grid),
+            lambda: SkSearch(
+                sk.LogisticRegression(**saga), l1_grid, cv=5, n_jobs=N_JOBS
+            ),
+            X1,
+            c1,
+            "search",
+        ),
+        (
+            f"LassoCV (100 alphas, 5 folds), {n:,} x 256",
+            model("LassoCV"),
+            lambda: sk.LassoCV(n_jobs=N_JOBS),
+            X2,
+            y2,
+            "cv",
+        ),
+        (
+            f"ElasticNetCV (l1_ratio 0.5, 100 alphas, 5 folds), {n:,} x 256",
+            model("ElasticNetCV", l1_ratio=0.5),
+            lambda: sk.ElasticNetCV(l1_ratio=0.5, n_jobs=N_JOBS),
+            X2,
+            y2,
+            "cv",
+        ),
+        (
+            f"LogisticRegressionCV (10 Cs, 5 folds), {2 * n:,} x 128",
+            model("LogisticRegressionCV"),
+            lambda: sk.LogisticRegressionCV(n_jobs=N_JOBS),
+            X1,
+            c1,
+            "cv",
+        ),
+        (
+            f"GridSearchCV LinearSVC, 20 C x 5 folds, {2 * n:,} x 128",
+            search("LinearSVC", {}, svc_grid),
+            lambda: SkSearch(sk_svm.LinearSVC(), svc_grid, cv=5, n_jobs=N_JOBS),
+            X1,
+            c1,
+            "search",
+        ),
+    ]
 
 
 def _models(n: int):
@@ -118,6 +199,14 @@ def _models(n: int):
 
 
 def _compare(kind: str, ours, theirs) -> str:
+    if kind == "cv":
+        chosen = "alpha_" if hasattr(theirs, "alpha_") else "C_"
+        coef = np.asarray(getattr(ours.coef_, "get", lambda: ours.coef_)())
+        return (
+            f"{chosen} {np.ravel(getattr(ours, chosen))[0]:.4g} vs "
+            f"{np.ravel(getattr(theirs, chosen))[0]:.4g}; coef rel. diff "
+            f"{rel_error(coef, theirs.coef_):.1e}"
+        )
     if kind == "search":
         return (
             f"best {ours.best_params_} vs {theirs.best_params_}; score rel. diff "
@@ -131,18 +220,20 @@ def _fit(factory, X, y):
     return lambda: factory().fit(X, y)
 
 
-def run(quick: bool, repeat: int = DEFAULT_REPEAT) -> list[dict]:
+def run(
+    quick: bool, repeat: int = DEFAULT_REPEAT, *, models=None, n=None
+) -> list[dict]:
     from gpuml import config_context
 
-    n = 20_000 if quick else 200_000
+    n = n or (20_000 if quick else 200_000)
     rows = []
     cupy = cupy_or_none()
-    for workload, ours, theirs, X, y, kind in _models(n):
-        if kind == "search":
+    for workload, ours, theirs, X, y, kind in (models or _models)(n):
+        if kind in ("search", "cv"):
             t_sk, fitted_sk = time_once(_fit(theirs, X, y))
         else:
             t_sk, fitted_sk = time_call(_fit(theirs, X, y), repeat)
-        jobs = f", n_jobs={N_JOBS}" if kind == "search" else ""
+        jobs = f", n_jobs={N_JOBS}" if kind in ("search", "cv") else ""
         rows.append(row(workload, SKLEARN, f"NumPy{jobs}", t_sk))
         if ours is None:
             rows.append(row(workload, "gpuml (GPU)", "NumPy", None, "not in gpuml"))
@@ -164,6 +255,17 @@ FIRST_USE = {
     "Lasso": {"alpha": 0.01},
     "ElasticNet": {"alpha": 0.01, "l1_ratio": 0.5},
     "RidgeClassifier": {},
+    "LassoCV": {},
+    "ElasticNetCV": {"l1_ratio": 0.5},
+    "LogisticRegression": {"solver": "saga", "l1_ratio": 1.0, "C": 0.1},
+    "LogisticRegressionCV": {},
+    "LinearSVC": {},
+}
+CLASSIFIERS = {
+    "RidgeClassifier",
+    "LogisticRegression",
+    "LogisticRegressionCV",
+    "LinearSVC",
 }
 
 
@@ -171,19 +273,19 @@ def _child(name: str) -> None:
     start = time.perf_counter()
     import cupy
 
-    import gpuml.linear_model
+    import gpuml.linear_model  # noqa: F401  (imported before the clock)
     from gpuml import config_context
 
     imported = time.perf_counter() - start
     cupy.zeros(1).sum()  # the CUDA context, before the clock
     X, y = make_data(200_000, 256, seed=1)
-    if name == "RidgeClassifier":
+    if name in CLASSIFIERS:
         y = (y > 0).astype(np.int64)
     times = []
     with config_context(device="gpu"):
         for _ in range(2):
             start = time.perf_counter()
-            getattr(gpuml.linear_model, name)(**FIRST_USE[name]).fit(X, y)
+            _gpuml(name)(**FIRST_USE[name]).fit(X, y)
             cupy.cuda.Device().synchronize()
             times.append(time.perf_counter() - start)
     print(
@@ -221,5 +323,17 @@ if __name__ == "__main__":
         _child(sys.argv[2])
     elif sys.argv[1:2] == ["--first-use"]:
         first_use(sys.argv[2:])
+    elif sys.argv[1:2] == ["--new"]:
+        # python -m benchmarks.bench_linear_models --new [ROWS [WORD]]: the
+        # new workloads (those whose name holds WORD) at ROWS rows
+        from benchmarks._timing import format_table
+
+        rows_arg = int(sys.argv[2]) if len(sys.argv) > 2 else None
+        word = sys.argv[3] if len(sys.argv) > 3 else ""
+
+        def chosen(n):
+            return [m for m in _models_new(n) if word in m[0]]
+
+        print(format_table(run(False, models=chosen, n=rows_arg)))
     else:
         sys.exit("python -m benchmarks.run linear_models, or --first-use [NAME ...]")
