@@ -40,6 +40,7 @@ from gpuml._array import (
     input_family,
     is_sparse,
     namespace_of,
+    take_rows,
     to_family,
     to_host,
     to_namespace,
@@ -375,8 +376,8 @@ class _LogisticLoss:
         rows, p = self.n_rows, self.n_features
         inverse_C, total = self.inverse_C, self.total
         if candidates is not None:
-            inverse_C = _take(inverse_C, candidates, xp)
-            total = _take(total, candidates, xp)
+            inverse_C = take_rows(inverse_C, candidates, xp)
+            total = take_rows(total, candidates, xp)
         if xp is not np:
             value, grad = xp.empty(k), xp.empty((k, d))
             grad_W = _cuda.cast(_cuda.c_order(grad_W), xp.float64)
@@ -537,15 +538,6 @@ def _class_weights(class_weight, classes, y_index, sample_weight):
         sample_weight=weights,
     )
     return per_class
-
-
-def _take(values, rows, xp: ModuleType):
-    """``values[rows]`` (gpuml's gather kernel on the GPU)."""
-    if xp is not np:
-        taken = _cuda.take_rows(values, rows)
-        if taken is not None:
-            return taken
-    return values[rows]
 
 
 def _has_every_class(y_index, train, n_classes: int, xp: ModuleType) -> bool:
@@ -1607,8 +1599,8 @@ class LogisticRegression(
         """
         k, n = inverse_C.shape[0], X.shape[0]
         whole = union.shape[0] == n  # every sample trains some fold: no copy
-        X_union = X if whole else _take(X, union, xp)
-        y_union = y_index if whole else _take(y_index, union, xp)
+        X_union = X if whole else take_rows(X, union, xp)
+        y_union = y_index if whole else take_rows(y_index, union, xp)
         weights = None
         if xp is not np and self.class_weight is None:
             weights = _device_fold_weights(trains, union, sample_weight, k, n, xp)
