@@ -134,8 +134,12 @@ class LogisticRegressionCV(LogisticRegression):
     scoring : str, callable or None, default=None
         Scorer name or ``scorer(estimator, X, y)``; None is accuracy. Left at
         its default, it warns as scikit-learn 1.9 does and means accuracy.
-    solver : {"lbfgs"}, default="lbfgs"
-        The solvers of gpuml's :class:`LogisticRegression`.
+    solver : {"lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", \
+            "saga"}, default="lbfgs"
+        The solvers of gpuml's :class:`LogisticRegression` (which device
+        algorithm serves each name is said there); with "saga" (and
+        "liblinear" for L1) ``l1_ratios`` other than 0 fit L1 and
+        elastic-net penalties, every (C, l1_ratio) of a fold in one batch.
     tol : float, default=1e-4
     max_iter : int, default=100
     class_weight : dict, "balanced" or None, default=None

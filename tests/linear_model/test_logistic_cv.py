@@ -17,7 +17,7 @@ import sklearn
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import LogisticRegressionCV as SkLogisticRegressionCV
-from sklearn.metrics import make_scorer, matthews_corrcoef
+from sklearn.metrics import log_loss, make_scorer, matthews_corrcoef
 from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
 
 from gpuml._sklearn_compat import InvalidParameterError
@@ -353,20 +353,63 @@ def test_warnings_as_sklearn(rng, params):
     ],
 )
 def test_unsupported_penalties_raise_logistic_regressions_error(rng, params):
-    """scikit-learn's message for lbfgs, then what gpuml supports."""
+    """lbfgs with an L1 share: scikit-learn's error, word for word."""
     X, y = _classification(rng, 2, n_samples=60)
     params = {**QUIET, **params}
     ours = _outcome(LogisticRegressionCV, params, X, y)[1]
     theirs = _outcome(SkLogisticRegressionCV, params, X, y)[1]
     assert ours[0] is theirs[0] is ValueError
-    assert ours[1].startswith(theirs[1])
-    assert "gpuml's LogisticRegression" in ours[1]
+    assert ours[1] == theirs[1]
 
 
-def test_other_solvers_are_refused():
-    X, y = np.zeros((4, 1)), np.array([0, 1, 0, 1])
-    with pytest.raises(InvalidParameterError, match="'solver' parameter of Logistic"):
-        LogisticRegressionCV(**QUIET, solver="saga").fit(X, y)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_l1_and_elastic_net_paths_as_sklearn(rng, n_classes):
+    """saga over Cs x l1_ratios x folds (LogisticRegression's proximal
+    Newton method through _fit_batch) against scikit-learn's saga run to a
+    tight tolerance: the same choice, scores and coefficients."""
+    X, y = _classification(rng, n_classes, n_samples=90)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)  # saga's convergence needs it
+    params = dict(
+        Cs=[0.05, 1.0],
+        l1_ratios=(0.0, 0.5, 1.0),
+        solver="saga",
+        cv=3,
+        tol=1e-10,
+        max_iter=20_000,
+        use_legacy_attributes=True,
+        scoring="neg_log_loss",
+        random_state=0,  # saga's sample order: scikit-learn's fit reproducible
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        theirs = SkLogisticRegressionCV(**params).fit(X, y)
+    ours = LogisticRegressionCV(**params).fit(X, y)
+    assert ours.C_ == pytest.approx(theirs.C_)
+    assert ours.l1_ratio_ == pytest.approx(theirs.l1_ratio_)
+    folds = list(StratifiedKFold(3).split(X, y))
+    n_features = X.shape[1]
+    # where the penalty zeroes every coefficient (of every class), the
+    # optimum is the intercepts of the training fold's class shares;
+    # scikit-learn's saga leaves those intercepts up to 1e-2 away at any tol
+    # (its objective is then above gpuml's), so there the score is checked
+    # against that optimum instead
+    zero = np.all(
+        [
+            (path[..., :n_features] == 0).all(axis=-1)
+            for path in ours.coefs_paths_.values()
+        ],
+        axis=0,
+    )
+    for label in theirs.scores_:
+        for index in np.ndindex(zero.shape):
+            expected = theirs.scores_[label][index]
+            if zero[index]:
+                train, test = folds[index[0]]
+                classes, counts = np.unique(y[train], return_counts=True)
+                shares = np.tile(counts / counts.sum(), (len(test), 1))
+                expected = -log_loss(y[test], shares, labels=classes)
+            assert ours.scores_[label][index] == pytest.approx(expected, rel=1e-5)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-4, atol=1e-6)
 
 
 def test_errors_as_sklearn(rng):
