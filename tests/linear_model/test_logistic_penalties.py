@@ -225,7 +225,9 @@ def test_liblinear_penalises_its_intercept(rng, scaling, l1_ratio):
 def test_liblinear_attributes_as_sklearn(rng):
     X, y = _data(rng, 2)
     X32 = X.astype(np.float32)
-    params = dict(solver="liblinear", fit_intercept=False, dual=True, tol=1e-10)
+    params = dict(
+        solver="liblinear", fit_intercept=False, dual=True, tol=1e-10, max_iter=100_000
+    )
     params["random_state"] = 0  # liblinear's dual visits samples randomly
     ours = LogisticRegression(**params).fit(X32, y)
     theirs = _sk_fit(params, X32, y)
