@@ -128,7 +128,7 @@ def test_failed_fits_get_error_score(rng):
     ours = validation_curve(LogisticRegression(), X, y, **kwargs, error_score=-1.0)
     np.testing.assert_array_equal(ours[1][1], -1.0)
     np.testing.assert_allclose(ours[1][0], theirs[1][0], atol=1e-6)
-    with pytest.raises(ValueError, match=r"l1_ratio=0\.5"):
+    with pytest.raises(ValueError, match="got elasticnet penalty"):
         validation_curve(LogisticRegression(), X, y, **kwargs, error_score="raise")
 
 
@@ -228,7 +228,7 @@ def test_cross_validate_failures_as_sklearn(rng):
     failing = LogisticRegression(l1_ratio=0.5)
     with pytest.raises(ValueError, match="All the 5 fits failed"):
         cross_validate(failing, X, y)
-    with pytest.raises(ValueError, match=r"l1_ratio=0\.5"):
+    with pytest.raises(ValueError, match="got elasticnet penalty"):
         cross_validate(failing, X, y, error_score="raise")
     folds = [(np.arange(20, 150), np.arange(20)), (np.arange(130), np.arange(130, 150))]
     y_one_class = y.copy()
@@ -430,7 +430,7 @@ def test_permutation_test_score_matches_sklearn(backend, rng, case):
 def test_permutation_test_score_raises(rng):
     """Fits are not caught (scikit-learn has no error_score here)."""
     X, y = classification(rng)
-    with pytest.raises(ValueError, match="l1_ratio"):
+    with pytest.raises(ValueError, match="got elasticnet penalty"):
         permutation_test_score(LogisticRegression(l1_ratio=0.5), X, y, n_permutations=2)
     with pytest.raises(InvalidParameterError, match="n_permutations"):
         permutation_test_score(LogisticRegression(), X, y, n_permutations=0)
