@@ -198,9 +198,9 @@ def test_penalized_matches_sklearn(
         backend.to_numpy(ours.intercept_), theirs.intercept_, rtol=0, atol=atol
     )
     if l1_ratio > 0:
+        # the same zeros (most draws have some at these C; one in a few
+        # hundred has none, where the coefficients' agreement above holds)
         assert np.array_equal(coef == 0, theirs.coef_ == 0)
-    if l1_ratio == 1:
-        assert (coef == 0).any()  # the test has zeros to find
 
 
 @pytest.mark.parametrize("scaling", [0.1, 10.0])
