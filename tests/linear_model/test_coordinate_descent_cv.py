@@ -141,14 +141,22 @@ def test_default_parameters_float32(backend, rng, model):
     # sums the Gram matrix in float64 and rounds the gaps otherwise, the CPU
     # sums in another order), so a fold's error at such an alpha may differ
     # by the step between two alphas of the path (seen: 11 % at 3 of 100
-    # alphas of one fold on an H100, 0.2 % at one on the CPU). The choice
-    # and the fold-averaged path agree.
-    assert model.alpha_ == pytest.approx(expected.alpha_, rel=1e-6)
+    # alphas of one fold on an H100, 0.2 % at one on the CPU). The
+    # fold-averaged paths agree; where two neighbouring alphas' averages are
+    # that close, the choice may be the neighbour (seen once in 40 draws),
+    # whose average error by scikit-learn's own path is then within a
+    # fraction of a per cent of its best.
     ours = backend.to_numpy(model.mse_path_)
     np.testing.assert_allclose(ours, expected.mse_path_, rtol=0.2)
-    np.testing.assert_allclose(
-        ours.mean(axis=-1), expected.mse_path_.mean(axis=-1), rtol=0.05
-    )
+    theirs_mean = expected.mse_path_.mean(axis=-1)
+    np.testing.assert_allclose(ours.mean(axis=-1), theirs_mean, rtol=0.05)
+    alphas = np.atleast_2d(expected.alphas_)  # (l1_ratios, alphas)
+    means = theirs_mean.reshape(alphas.shape)
+    ratios = np.atleast_1d(getattr(expected, "l1_ratio", 1.0))
+    row = int(np.flatnonzero(ratios == getattr(model, "l1_ratio_", 1.0))[0])
+    column = np.argmin(np.abs(alphas[row] - model.alpha_))
+    assert model.alpha_ == pytest.approx(alphas[row, column], rel=1e-6)
+    assert means[row, column] <= means.min() * 1.01
 
 
 @pytest.mark.parametrize(
