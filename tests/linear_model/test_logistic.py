@@ -752,7 +752,7 @@ def test_batch_evaluates_searching_rows_only_with_the_same_steps(
 ):
     """L-BFGS evaluates the candidates still searching only (converged ones
     and finished line searches leave the evaluations): each candidate takes
-    the steps it takes when every row is evaluated every time."""
+    the steps it takes when every row is evaluated every time (to rounding)."""
     X, y = _classification(rng, LABELS[problem], n_samples=300, n_features=8)
     X_c, y_c, _ = _batch_in(X, y)
     params = [{"C": c} for c in (1e-3, 0.3, 30.0, 1e3)]
@@ -774,9 +774,19 @@ def test_batch_evaluates_searching_rows_only_with_the_same_steps(
     (whole,) = est._fit_batch(X_c, y_c, params)
     assert min(fewer) < len(params) and sum(fewer) < sum(calls)
     assert set(calls) == {len(params)}
+    # A product over a subset of rows rounds differently from one over all
+    # rows, so the two runs agree to rounding, not bit for bit: where a
+    # candidate's stopping test sits at rounding it stops one iteration
+    # earlier or later (3 of 600 random problems, 2026-11-27), which moves
+    # its coefficients by up to 2e-7 at tol=1e-8.
+    n_subsets, n_whole = (
+        backend.to_numpy(subsets.n_iter),
+        backend.to_numpy(whole.n_iter),
+    )
+    assert np.abs(n_subsets - n_whole).max() <= 1
     for a, b in ((subsets.W, whole.W), (subsets.b, whole.b)):
         np.testing.assert_allclose(
-            backend.to_numpy(a), backend.to_numpy(b), rtol=1e-7, atol=1e-9
+            backend.to_numpy(a), backend.to_numpy(b), rtol=1e-5, atol=1e-6
         )
 
 
