@@ -29,7 +29,14 @@ from gpuml.feature_extraction.text import (  # noqa: E402
     HashingVectorizer,
     TfidfTransformer,
 )
-from gpuml.linear_model import LogisticRegression, Ridge  # noqa: E402
+from gpuml.linear_model import (  # noqa: E402
+    ElasticNet,
+    Lasso,
+    LinearRegression,
+    LogisticRegression,
+    Ridge,
+    RidgeClassifier,
+)
 from gpuml.model_selection import (  # noqa: E402
     GridSearchCV,
     RandomizedSearchCV,
@@ -37,6 +44,7 @@ from gpuml.model_selection import (  # noqa: E402
     _dask,
 )
 from gpuml.preprocessing import StandardScaler  # noqa: E402
+from gpuml.svm import LinearSVC, LinearSVR  # noqa: E402
 from tests.conftest import DEVICES  # noqa: E402
 
 # Classes defined here travel by value to worker processes.
@@ -149,6 +157,57 @@ def _cases(rng):
             X,
             y,
         ),
+        # The linear models added with issue 37: each one's batched group
+        # (or its one-by-one fits) through the cluster.
+        "lasso-batched": (GridSearchCV, Lasso(), {"alpha": ALPHAS / 10}, {}, X, y),
+        "elasticnet-grid": (
+            GridSearchCV,
+            ElasticNet(tol=1e-6),
+            {"alpha": [0.01, 0.1, 1.0], "l1_ratio": [0.2, 0.5, 0.9]},
+            {"scoring": ["r2", "neg_mean_absolute_error"], "refit": "r2"},
+            X,
+            y,
+        ),
+        "logistic-l1": (
+            GridSearchCV,
+            LogisticRegression(l1_ratio=1.0, solver="saga", tol=1e-6),
+            {"C": [0.01, 0.1, 1.0, 10.0]},
+            {"scoring": "neg_log_loss"},
+            Xc,
+            yc,
+        ),
+        "linear-regression": (
+            GridSearchCV,
+            LinearRegression(),
+            {"fit_intercept": [True, False]},
+            {},
+            X,
+            y,
+        ),
+        "ridge-classifier": (
+            GridSearchCV,
+            RidgeClassifier(),
+            {"alpha": ALPHAS},
+            {},
+            Xc,
+            yc,
+        ),
+        "linear-svc": (
+            GridSearchCV,
+            LinearSVC(tol=1e-6, random_state=0),
+            {"C": [0.01, 0.1, 1.0, 10.0]},
+            {},
+            Xc,
+            yc,
+        ),
+        "linear-svr": (
+            GridSearchCV,
+            LinearSVR(max_iter=20_000, random_state=0),
+            {"C": [0.01, 0.1, 1.0], "epsilon": [0.0, 0.5]},
+            {},
+            X,
+            y,
+        ),
     }
 
 
@@ -163,6 +222,13 @@ def _cases(rng):
         "sklearn-estimator",
         "failures",
         "randomized",
+        "lasso-batched",
+        "elasticnet-grid",
+        "logistic-l1",
+        "linear-regression",
+        "ridge-classifier",
+        "linear-svc",
+        "linear-svr",
     ],
 )
 def test_dispatch_matches_in_process(client, dispatched, rng, case):
@@ -434,10 +500,26 @@ def test_warm_up_does_not_wait_for_the_workers(client):
     assert len(_LOADED) == 2  # it reached each worker
 
 
-def test_dispatched_batch_is_split_for_the_workers(client, rng, monkeypatch):
+@pytest.mark.parametrize(
+    "estimator, grid, problem",
+    [
+        (LogisticRegression(), {"C": [0.01, 0.1, 1.0, 10.0]}, _classification),
+        (Lasso(), {"alpha": [0.001, 0.01, 0.1, 1.0]}, _regression),
+        (
+            LogisticRegression(l1_ratio=0.5, solver="saga"),
+            {"C": [0.01, 0.1, 1.0, 10.0]},
+            _classification,
+        ),
+    ],
+    ids=["logistic", "lasso", "logistic-elasticnet"],
+)
+def test_dispatched_batch_is_split_for_the_workers(
+    client, rng, monkeypatch, estimator, grid, problem
+):
     """One batched group on 5 folds over 2 workers runs as 4 whole tasks and
     the fifth fold's in 2 sub-batches, with the in-process search's
-    results."""
+    results: a candidate's fit does not depend on the others in its
+    batch."""
     seen = []
     real = _dask.plan_tasks
 
@@ -447,11 +529,10 @@ def test_dispatched_batch_is_split_for_the_workers(client, rng, monkeypatch):
         return out
 
     monkeypatch.setattr(_dask, "plan_tasks", spy)
-    X, y = _classification(rng)
-    grid = {"C": [0.01, 0.1, 1.0, 10.0]}
+    X, y = problem(rng)
     with config_context(device="cpu"):
-        ours = GridSearchCV(LogisticRegression(), grid, client=client).fit(X, y)
-        expected = GridSearchCV(LogisticRegression(), grid).fit(X, y)
+        ours = GridSearchCV(estimator, grid, client=client).fit(X, y)
+        expected = GridSearchCV(estimator, grid).fit(X, y)
     assert seen == [(1, 6, 2)]
     np.testing.assert_array_equal(
         ours.cv_results_["mean_test_score"], expected.cv_results_["mean_test_score"]
