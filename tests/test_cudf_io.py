@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -317,3 +318,53 @@ def test_search_and_metrics_take_cudf(rng):
         want.score(values, target), rel=1e-10
     )
     assert isinstance(mean_squared_error(y, predicted), float)
+
+
+def test_which_estimators_read_documents_on_the_device(stand_in_cudf):
+    """A cuDF string Series goes as it is to gpuml's text vectorizers (each
+    declares ``_reads_device_documents``) and to Pipelines that start with
+    one and continue with gpuml's estimators; anything else gets host data."""
+    from sklearn.feature_extraction.text import HashingVectorizer as SkHashing
+    from sklearn.linear_model import LogisticRegression as SkLogistic
+    from sklearn.pipeline import make_pipeline
+
+    from gpuml.base import accepts_device_input
+    from gpuml.feature_extraction.text import (
+        CountVectorizer,
+        HashingVectorizer,
+        TfidfTransformer,
+        TfidfVectorizer,
+    )
+
+    docs = stand_in_cudf.Series(["a b", "b c"])
+    for vectorizer in (CountVectorizer(), HashingVectorizer(), TfidfVectorizer()):
+        assert accepts_device_input(vectorizer, docs)
+        assert accepts_device_input(
+            make_pipeline(vectorizer, "passthrough", LogisticRegression()), docs
+        )
+        assert not accepts_device_input(make_pipeline(vectorizer, SkLogistic()), docs)
+    assert not accepts_device_input(SkHashing(), docs)
+    assert not accepts_device_input(TfidfTransformer(), docs)
+    assert not accepts_device_input(make_pipeline(StandardScaler()), docs)
+    assert not accepts_device_input(make_pipeline("passthrough"), docs)
+
+
+def test_base_imports_no_estimator_family():
+    """gpuml.base sits below every estimator family: no import in it, at the
+    top or inside a function, names one (it imports gpuml's array and
+    backend helpers only)."""
+    import ast
+
+    import gpuml.base
+
+    tree = ast.parse(Path(gpuml.base.__file__).read_text())
+    imported = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+    } | {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    gpuml_modules = {name for name in imported if name and name.startswith("gpuml")}
+    assert gpuml_modules <= {"gpuml._array", "gpuml._backend"}, gpuml_modules

@@ -52,6 +52,10 @@ _COUNT_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.int64, np.float32, np.f
 class _DeviceCountMixin:
     """``_count_vocab`` on the device where the settings allow it."""
 
+    # Documents given as a cuDF string Series are read on the device
+    # (gpuml.base.accepts_device_input).
+    _reads_device_documents = True
+
     def _count_vocab(self, raw_documents, fixed_vocab):
         if is_cudf_object(raw_documents):
             return self._count_vocab_cudf(raw_documents, fixed_vocab)

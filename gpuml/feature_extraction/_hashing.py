@@ -134,6 +134,10 @@ class HashingVectorizer(_SkHashingVectorizer):
     8
     """
 
+    # Documents given as a cuDF string Series are read on the device
+    # (gpuml.base.accepts_device_input).
+    _reads_device_documents = True
+
     def transform(self, X):
         """Transform a sequence of documents to a document-term matrix.
 
