@@ -25,6 +25,7 @@ cloudpickle = pytest.importorskip("cloudpickle")
 import joblib  # noqa: E402
 
 from gpuml import config_context  # noqa: E402
+from gpuml.cluster import KMeans  # noqa: E402
 from gpuml.feature_extraction.text import (  # noqa: E402
     HashingVectorizer,
     TfidfTransformer,
@@ -200,6 +201,14 @@ def _cases(rng):
             Xc,
             yc,
         ),
+        "kmeans": (
+            GridSearchCV,
+            KMeans(random_state=0),
+            {"n_clusters": [2, 3, 4]},
+            {},
+            X,
+            None,
+        ),
         "linear-svr": (
             GridSearchCV,
             LinearSVR(max_iter=20_000, random_state=0),
@@ -229,6 +238,7 @@ def _cases(rng):
         "ridge-classifier",
         "linear-svc",
         "linear-svr",
+        "kmeans",
     ],
 )
 def test_dispatch_matches_in_process(client, dispatched, rng, case):

@@ -1,0 +1,753 @@
+"""K-means clustering, every restart of a fit run together as one batch.
+
+scikit-learn's :class:`sklearn.cluster.KMeans` runs its ``n_init``
+restarts one after another, each a loop of Lloyd iterations over chunks of
+rows. Here the restarts of a fit are one batch: their centres are a
+``(n_runs, n_clusters, n_features)`` array, and each Lloyd iteration is
+one product of the data with every run's centres (the assignment) and one
+sparse one-hot product (the new centres' sums), for all runs still
+iterating (a run leaves the batch when it converges). The iterates are
+scikit-learn's:
+
+- the assignment takes the centre of smallest ``||c||^2 - 2 x.c``, the
+  first one on a tie, as scikit-learn's Lloyd kernel does;
+- an empty cluster takes the sample farthest from its centre (scikit-learn's
+  ``_relocate_empty_clusters``, with NumPy's ``argpartition`` on the host:
+  the event is rare and the order of the farthest samples must be
+  scikit-learn's);
+- a run stops when its labels did not change (strict convergence) or when
+  the squared shift of its centres is within ``tol`` times the mean variance
+  of the features; without strict convergence, the labels are assigned
+  again to the final centres;
+- of the runs, the first one of lowest inertia is kept, a later one only if
+  its clustering differs (scikit-learn's ``_is_same_clustering``).
+
+The initial centres are drawn from the same ``random_state`` stream, draw
+for draw, as scikit-learn's (``k-means++`` with ``2 + log(k)`` local trials
+per centre, or ``random``): on the CPU a fit gives scikit-learn's result;
+on the GPU, where sums are ordered differently, a near-tie between
+candidate centres can go the other way. 'elkan' names the same iterates
+(Elkan's bounds skip distance computations, not change them), served by the
+batched Lloyd iteration.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+from types import ModuleType
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+)
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from gpuml._array import (
+    compute_namespace,
+    input_family,
+    is_sparse,
+    to_family,
+    to_host,
+    to_namespace,
+    to_output,
+)
+from gpuml._linalg import sparse_module
+from gpuml._sklearn_compat import Interval, StrOptions, fit_context
+from gpuml._validation import check_array, check_sample_weight, validate_data
+from gpuml.base import DeviceCacheMixin
+
+_FLOAT_DTYPES = (np.float64, np.float32)
+
+# Entries of one block of the assignment's product (rows x runs x clusters).
+_BLOCK = 2**24
+
+
+# --------------------------------------------------------------------------
+# Kernels: pure functions of ``xp`` arrays
+# --------------------------------------------------------------------------
+
+
+def _sq_norms(X, xp: ModuleType):
+    """Squared Euclidean norm of each row of dense or CSR ``X``."""
+    if is_sparse(X):
+        return xp.asarray(X.multiply(X).sum(axis=1)).ravel().astype(X.dtype)
+    return xp.einsum("ij,ij->i", X, X)
+
+
+def _dense_rows(X, rows, xp: ModuleType):
+    """Rows ``rows`` (host integers) of dense or CSR ``X``, dense."""
+    rows = xp.asarray(np.asarray(rows, dtype=np.int64))
+    picked = X[rows]
+    return picked.toarray() if is_sparse(picked) else picked
+
+
+def _sq_distances_to_rows(X, rows, x_sq, xp: ModuleType):
+    """Squared distances, shape ``(len(rows), n_samples)``, from the rows
+    ``rows`` of ``X`` to every row (``||a||^2 - 2 a.b + ||b||^2``, clipped
+    at 0, as scikit-learn's ``euclidean_distances`` computes them)."""
+    picked = _dense_rows(X, rows, xp)
+    products = xp.asarray(X @ picked.T).T
+    d = x_sq[xp.asarray(np.asarray(rows, dtype=np.int64))][:, None] - 2 * products
+    d += x_sq[None, :]
+    return xp.maximum(d, 0, out=d)
+
+
+def kmeans_plusplus(X, n_clusters, x_sq, w, w_host, random_state, xp):
+    """Row indices of the k-means++ seeds (scikit-learn's ``_kmeans_plusplus``,
+    draw for draw from ``random_state``)."""
+    n_samples = X.shape[0]
+    n_local_trials = 2 + int(np.log(n_clusters))
+    first = random_state.choice(n_samples, p=w_host / w_host.sum())
+    chosen = [int(first)]
+    closest = _sq_distances_to_rows(X, chosen, x_sq, xp)[0]
+    potential = to_host(closest @ w)
+    for _ in range(1, n_clusters):
+        rand_vals = random_state.uniform(size=n_local_trials) * potential
+        cumulative = xp.cumsum(w * closest)
+        # Compared in float64, as NumPy's searchsorted of scikit-learn does.
+        candidates = xp.searchsorted(
+            cumulative.astype(xp.float64), xp.asarray(rand_vals, dtype=xp.float64)
+        )
+        candidates = to_host(xp.minimum(candidates, n_samples - 1))
+        d = _sq_distances_to_rows(X, candidates, x_sq, xp)
+        xp.minimum(closest[None, :], d, out=d)
+        potentials = to_host(d @ w)
+        best = int(np.argmin(potentials))
+        potential = potentials[best]
+        closest = d[best]
+        chosen.append(int(candidates[best]))
+    return chosen
+
+
+def assign(X, centers, xp: ModuleType):
+    """Labels, shape ``(n_runs, n_samples)`` int32, of every run's centres
+    ``(n_runs, n_clusters, n_features)``: the centre of smallest
+    ``||c||^2 - 2 x.c``, the first on a tie."""
+    n_runs, n_clusters, n_features = centers.shape
+    flat = centers.reshape(n_runs * n_clusters, n_features)
+    c_sq = xp.einsum("ij,ij->i", flat, flat)
+    n_samples = X.shape[0]
+    labels = xp.empty((n_runs, n_samples), dtype=xp.int32)
+    step = max(1, _BLOCK // (n_runs * n_clusters))
+    for start in range(0, n_samples, step):
+        scores = xp.asarray(X[start : start + step] @ flat.T)
+        scores = c_sq[None, :] - 2 * scores
+        block = scores.reshape(scores.shape[0], n_runs, n_clusters)
+        labels[:, start : start + step] = xp.argmin(block, axis=2).T
+    return labels
+
+
+def cluster_sums(X, labels, w, n_clusters: int, xp: ModuleType):
+    """Weighted sums ``(n_runs, n_clusters, n_features)`` and weights
+    ``(n_runs, n_clusters)`` of each run's clusters: one product of a sparse
+    one-hot matrix (a weight per sample) with ``X``."""
+    n_runs, n_samples = labels.shape
+    offsets = xp.arange(n_runs, dtype=xp.int64)[:, None] * n_clusters
+    rows = (labels.astype(xp.int64) + offsets).ravel()
+    cols = xp.tile(xp.arange(n_samples, dtype=xp.int64), n_runs)
+    data = xp.tile(w, n_runs)
+    one_hot = sparse_module(xp).csr_matrix(
+        (data, (rows, cols)), shape=(n_runs * n_clusters, n_samples)
+    )
+    sums = one_hot @ X
+    sums = sums.toarray() if is_sparse(sums) else xp.asarray(sums)
+    weights = xp.bincount(rows, weights=data, minlength=n_runs * n_clusters)
+    return (
+        sums.reshape(n_runs, n_clusters, X.shape[1]).astype(X.dtype, copy=False),
+        weights.reshape(n_runs, n_clusters).astype(X.dtype, copy=False),
+    )
+
+
+def _sq_distances_to_own_center(X, centers, labels, x_sq, xp: ModuleType):
+    """Squared distance of each sample to its centre ``centers[labels]``."""
+    own = centers[labels]
+    if is_sparse(X):
+        dots = xp.asarray(X.multiply(own).sum(axis=1)).ravel()
+        d = x_sq - 2 * dots + xp.einsum("ij,ij->i", own, own)
+        return xp.maximum(d, 0)
+    diff = X - own
+    return xp.einsum("ij,ij->i", diff, diff)
+
+
+def relocate_empty_clusters(X, w_host, centers_old, sums, weights, labels, x_sq, xp):
+    """scikit-learn's ``_relocate_empty_clusters`` for one run, in place on
+    ``sums`` and ``weights``: each empty cluster takes, in turn, one of the
+    samples farthest from their centre, with that sample's weight."""
+    empty = np.flatnonzero(to_host(weights) == 0)
+    if empty.size == 0:
+        return
+    distances = to_host(_sq_distances_to_own_center(X, centers_old, labels, x_sq, xp))
+    if distances.max() == 0:  # more clusters than distinct samples
+        return
+    n_empty = empty.size
+    far = np.argpartition(distances, -n_empty)[: -n_empty - 1 : -1]
+    old_labels = to_host(labels[xp.asarray(far)])
+    rows = _dense_rows(X, far, xp)
+    for i, (new, far_idx, old) in enumerate(zip(empty, far, old_labels, strict=True)):
+        weight = w_host[far_idx]
+        sums[old] -= rows[i] * weight
+        sums[new] = rows[i] * weight
+        weights[new] = weight
+        weights[old] -= weight
+
+
+def average_centers(sums, weights, xp: ModuleType):
+    """Centres from sums and weights; an empty cluster (left where relocation
+    was pointless) at the centre of the heaviest one, as in scikit-learn."""
+    filled = weights > 0
+    scale = 1.0 / xp.where(filled, weights, 1)
+    centers = sums * scale[..., None].astype(sums.dtype)
+    heaviest = xp.argmax(weights, axis=1)
+    runs = xp.arange(sums.shape[0])
+    return xp.where(filled[..., None], centers, centers[runs, heaviest][:, None, :])
+
+
+def inertia(X, centers, labels, w, x_sq, xp: ModuleType) -> float:
+    """Weighted sum of squared distances of the samples to their centres."""
+    d = _sq_distances_to_own_center(X, centers, labels, x_sq, xp)
+    return float(to_host(xp.sum(d.astype(xp.float64) * w)))
+
+
+def _distances(X, centers, xp: ModuleType):
+    """Euclidean distances ``(n_samples, n_clusters)`` of the rows of ``X``
+    to ``centers``, in ``X``'s dtype. Dense rows: from their differences,
+    in blocks of rows (a centre is at 0 from itself, where the expansion
+    ``||x||^2 - 2 x.c + ||c||^2`` leaves a rounding error's square root);
+    sparse rows: from the expansion in float64."""
+    centers = centers.astype(X.dtype, copy=False)
+    if is_sparse(X):
+        X64, c64 = X.astype(xp.float64), centers.astype(xp.float64)
+        d = xp.asarray(X64 @ c64.T) * -2
+        d += _sq_norms(X64, xp)[:, None]
+        d += xp.einsum("ij,ij->i", c64, c64)[None, :]
+        return xp.sqrt(xp.maximum(d, 0)).astype(X.dtype, copy=False)
+    n_clusters, n_features = centers.shape
+    out = xp.empty((X.shape[0], n_clusters), dtype=X.dtype)
+    step = max(1, _BLOCK // max(1, n_clusters * n_features))
+    for start in range(0, X.shape[0], step):
+        diff = X[start : start + step, None, :] - centers[None, :, :]
+        out[start : start + step] = xp.sqrt(xp.einsum("ijk,ijk->ij", diff, diff))
+    return out
+
+
+def same_clustering(a, b, xp: ModuleType) -> bool:
+    """Whether labels ``b`` are a function of labels ``a`` (scikit-learn's
+    ``_is_same_clustering``): as many distinct pairs as distinct ``a``."""
+    pairs = a.astype(xp.int64) * (int(to_host(b.max())) + 1) + b
+    return int(xp.unique(pairs).size) == int(xp.unique(a).size)
+
+
+def lloyd(X, w, w_host, centers, x_sq, *, max_iter, tol, xp, verbose=False):
+    """Run Lloyd's iterations for every run of ``centers``
+    ``(n_runs, n_clusters, n_features)`` together.
+
+    Returns the final centres, labels ``(n_runs, n_samples)`` and the number
+    of iterations of each run (host array).
+    """
+    n_runs, n_clusters, _ = centers.shape
+    final_centers = xp.empty_like(centers)
+    final_labels = xp.empty((n_runs, X.shape[0]), dtype=xp.int32)
+    n_iter = np.zeros(n_runs, dtype=np.int64)
+    strict = np.zeros(n_runs, dtype=bool)
+    active = np.arange(n_runs)
+    current = centers
+    labels_old = xp.full((n_runs, X.shape[0]), -1, dtype=xp.int32)
+    for i in range(max_iter):
+        labels = assign(X, current, xp)
+        sums, weights = cluster_sums(X, labels, w, n_clusters, xp)
+        for r in np.flatnonzero(to_host((weights == 0).any(axis=1))):
+            relocate_empty_clusters(
+                X, w_host, current[r], sums[r], weights[r], labels[r], x_sq, xp
+            )
+        new = average_centers(sums, weights, xp)
+        if verbose:
+            value = inertia(X, current[0], labels[0], w, x_sq, xp)
+            print(f"Iteration {i}, inertia {value}.")
+        unchanged = to_host((labels == labels_old).all(axis=1))
+        shift = xp.sqrt(((new - current) ** 2).sum(axis=2))
+        shift_total = to_host((shift**2).sum(axis=1))
+        done = unchanged | (shift_total <= tol)
+        if verbose and done[0]:
+            if unchanged[0]:
+                print(f"Converged at iteration {i}: strict convergence.")
+            else:
+                print(
+                    f"Converged at iteration {i}: center shift "
+                    f"{shift_total[0]} within tolerance {tol}."
+                )
+        if i == max_iter - 1:
+            done[:] = True
+        stopped = np.flatnonzero(done)
+        if stopped.size:
+            where = xp.asarray(stopped)
+            runs = active[stopped]
+            final_centers[xp.asarray(runs)] = new[where]
+            final_labels[xp.asarray(runs)] = labels[where]
+            n_iter[runs] = i + 1
+            strict[runs] = unchanged[stopped]
+        going = np.flatnonzero(~done)
+        if going.size == 0:
+            break
+        active = active[going]
+        current = new[xp.asarray(going)]
+        labels_old = labels[xp.asarray(going)]
+    if not strict.all():
+        # The labels of the final centres (scikit-learn's last E-step).
+        loose = np.flatnonzero(~strict)
+        final_labels[xp.asarray(loose)] = assign(
+            X, final_centers[xp.asarray(loose)], xp
+        )
+    return final_centers, final_labels, n_iter
+
+
+def tolerance(X, tol: float, xp: ModuleType) -> float:
+    """``tol`` times the mean variance of the features (scikit-learn's)."""
+    if tol == 0:
+        return 0.0
+    if is_sparse(X):
+        from gpuml.preprocessing._data import sparse_mean_var
+
+        variances = sparse_mean_var(X, None, xp=xp)[1]
+    else:
+        variances = xp.var(X, axis=0)
+    return float(to_host(xp.mean(variances))) * tol
+
+
+# --------------------------------------------------------------------------
+# The estimator
+# --------------------------------------------------------------------------
+
+
+def _is_array_like(value) -> bool:
+    return not isinstance(value, str) and not callable(value) and value is not None
+
+
+class KMeans(
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    ClusterMixin,
+    DeviceCacheMixin,
+    BaseEstimator,
+):
+    """K-Means clustering, with every restart fitted together on the GPU.
+
+    scikit-learn's :class:`sklearn.cluster.KMeans`: same parameters,
+    attributes and results (see the module documentation for how the
+    restarts are batched and what makes the iterates scikit-learn's).
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        The number of clusters and of centroids.
+    init : {'k-means++', 'random'}, callable or array-like of shape \
+            (n_clusters, n_features), default='k-means++'
+        How the initial centres are chosen: greedy k-means++ (scikit-learn's,
+        with its draws), ``n_clusters`` rows drawn with probability
+        proportional to their weight, a callable ``init(X, n_clusters,
+        random_state)`` (given the centred data, in the compute namespace),
+        or the centres themselves.
+    n_init : 'auto' or int, default='auto'
+        Number of restarts; 'auto' is 1 for 'k-means++' and an array, 10
+        otherwise. The restarts run as one batch.
+    max_iter : int, default=300
+        Maximum number of Lloyd iterations of a run.
+    tol : float, default=1e-4
+        Convergence tolerance on the squared shift of the centres, relative
+        to the mean variance of the features.
+    verbose : int, default=0
+        Print each iteration's inertia (the restarts then run one by one, so
+        that the lines are in scikit-learn's order).
+    random_state : int, RandomState instance or None, default=None
+        Random draws of the initialisation.
+    copy_x : bool, default=True
+        Accepted for compatibility: gpuml never writes to the input data.
+    algorithm : {'lloyd', 'elkan'}, default='lloyd'
+        Both are served by the batched Lloyd iteration ('elkan' gives the
+        same iterates).
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        The centres, in the family of the training data.
+    labels_ : ndarray of shape (n_samples,)
+        The cluster of each training sample.
+    inertia_ : float
+        Weighted sum of squared distances of the samples to their centres.
+    n_iter_ : int
+        Number of iterations of the run kept.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features, when X had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.cluster import KMeans
+    >>> X = np.array([[1, 2], [1, 4], [1, 0], [10, 2], [10, 4], [10, 0]])
+    >>> kmeans = KMeans(n_clusters=2, random_state=0, n_init="auto").fit(X)
+    >>> kmeans.labels_
+    array([1, 1, 1, 0, 0, 0], dtype=int32)
+    >>> kmeans.predict([[0, 0], [12, 3]])
+    array([1, 0], dtype=int32)
+    >>> kmeans.cluster_centers_
+    array([[10.,  2.],
+           [ 1.,  2.]])
+    """
+
+    _parameter_constraints: dict = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "init": [StrOptions({"k-means++", "random"}), callable, "array-like"],
+        "n_init": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "copy_x": ["boolean"],
+        "algorithm": [StrOptions({"lloyd", "elkan"})],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        init="k-means++",
+        n_init="auto",
+        max_iter=300,
+        tol=1e-4,
+        verbose=0,
+        random_state=None,
+        copy_x=True,
+        algorithm="lloyd",
+    ):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.copy_x = copy_x
+        self.algorithm = algorithm
+
+    def _check_params_vs_input(self, X, xp) -> None:
+        if X.shape[0] < self.n_clusters:
+            raise ValueError(
+                f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}."
+            )
+        self._tol = tolerance(X, self.tol, xp)
+        if self.n_init == "auto":
+            # 1 for k-means++ and an array, 10 for 'random' and a callable.
+            drawn = callable(self.init) or (
+                isinstance(self.init, str) and self.init == "random"
+            )
+            self._n_init = 10 if drawn else 1
+        else:
+            self._n_init = self.n_init
+        if _is_array_like(self.init) and self._n_init != 1:
+            warnings.warn(
+                "Explicit initial center position passed: performing only one "
+                f"init in {type(self).__name__} instead of n_init={self._n_init}.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            self._n_init = 1
+        self._algorithm = self.algorithm
+        if self._algorithm == "elkan" and self.n_clusters == 1:
+            warnings.warn(
+                "algorithm='elkan' doesn't make sense for a single cluster. "
+                "Using 'lloyd' instead.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            self._algorithm = "lloyd"
+
+    def _validate_center_shape(self, X, centers, n_centroids=None) -> None:
+        n_centroids = self.n_clusters if n_centroids is None else n_centroids
+        if centers.shape[0] != n_centroids:
+            raise ValueError(
+                f"The shape of the initial centers {centers.shape} does not "
+                f"match the number of clusters {n_centroids}."
+            )
+        if centers.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"The shape of the initial centers {centers.shape} does not "
+                f"match the number of features of the data {X.shape[1]}."
+            )
+
+    def _initial_centers(self, X, x_sq, w, w_host, init, random_state, n_clusters, xp):
+        """One run's initial centres (``init`` an array: already centred)."""
+        if isinstance(init, str) and init == "k-means++":
+            rows = kmeans_plusplus(X, n_clusters, x_sq, w, w_host, random_state, xp)
+            return _dense_rows(X, rows, xp)
+        if isinstance(init, str) and init == "random":
+            rows = random_state.choice(
+                X.shape[0], size=n_clusters, replace=False, p=w_host / w_host.sum()
+            )
+            return _dense_rows(X, rows, xp)
+        if callable(init):
+            centers = init(X, n_clusters, random_state=random_state)
+            centers = check_array(centers, xp=xp, dtype=X.dtype)
+            if is_sparse(centers):
+                centers = centers.toarray()
+            self._validate_center_shape(X, centers, n_clusters)
+            return centers
+        return init
+
+    def _init_centroids(
+        self,
+        X,
+        x_squared_norms,
+        init,
+        random_state,
+        sample_weight,
+        init_size=None,
+        n_centroids=None,
+    ):
+        """Initial centres of ``X`` (scikit-learn's private ``_BaseKMeans``
+        hook, which its tests call): ``init_size`` rows drawn first when
+        given, then ``init`` as in :meth:`fit`, in the family of ``X``."""
+        xp = compute_namespace()
+        family = input_family(X)
+        X = to_namespace(X, xp)
+        x_sq = to_namespace(x_squared_norms, xp)
+        w = to_namespace(sample_weight, xp)
+        n_clusters = self.n_clusters if n_centroids is None else n_centroids
+        if init_size is not None and init_size < X.shape[0]:
+            rows = xp.asarray(random_state.randint(0, X.shape[0], init_size))
+            X, x_sq, w = X[rows], x_sq[rows], w[rows]
+        if _is_array_like(init):
+            init = to_namespace(init, xp)
+        centers = self._initial_centers(
+            X, x_sq, w, to_host(w), init, random_state, n_clusters, xp
+        )
+        return to_family(centers, family)
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Compute k-means clustering.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training instances.
+        y : Ignored
+            Not used, present for API consistency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The weight of each sample (not used by a callable or array
+            ``init``).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        xp = compute_namespace()
+        family = input_family(X)
+        X = validate_data(self, X, xp=xp, accept_sparse="csr", dtype=_FLOAT_DTYPES)
+        self._reset_device_cache()
+        self._check_params_vs_input(X, xp)
+        random_state = check_random_state(self.random_state)
+        w = check_sample_weight(sample_weight, X.shape[0], xp=xp, dtype=X.dtype)
+        w_host = to_host(w)
+
+        init = self.init
+        if _is_array_like(init):
+            init = check_array(init, xp=xp, dtype=X.dtype, input_name="init")
+            init = init.toarray() if is_sparse(init) else init.copy()
+            self._validate_center_shape(X, init)
+        mean = None
+        if not is_sparse(X):
+            # Centred data, for accurate distances (as scikit-learn).
+            mean = X.mean(axis=0)
+            X = X - mean
+            if _is_array_like(self.init):
+                init = init - mean
+        x_sq = _sq_norms(X, xp)
+
+        starts = [
+            self._initial_centers(
+                X, x_sq, w, w_host, init, random_state, self.n_clusters, xp
+            )
+            for _ in range(self._n_init)
+        ]
+        if self.verbose:
+            runs = []
+            for start in starts:
+                print("Initialization complete")
+                runs.append(self._runs(X, w, w_host, start[None], x_sq, xp))
+            centers = xp.concatenate([r[0] for r in runs])
+            labels = xp.concatenate([r[1] for r in runs])
+            n_iter = np.concatenate([r[2] for r in runs])
+        else:
+            centers, labels, n_iter = self._runs(
+                X, w, w_host, xp.stack(starts), x_sq, xp
+            )
+
+        best = None
+        for r in range(self._n_init):
+            value = inertia(X, centers[r], labels[r], w, x_sq, xp)
+            if best is None or (
+                value < best[1] and not same_clustering(labels[r], labels[best[0]], xp)
+            ):
+                best = (r, value)
+        r, best_inertia = best
+        best_centers, best_labels = centers[r], labels[r]
+        if mean is not None:
+            best_centers = best_centers + mean
+
+        distinct = int(xp.unique(best_labels).size)
+        if distinct < self.n_clusters:
+            warnings.warn(
+                f"Number of distinct clusters ({distinct}) found smaller than "
+                f"n_clusters ({self.n_clusters}). Possibly due to duplicate "
+                "points in X.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.cluster_centers_ = to_family(best_centers, family)
+        self._n_features_out = self.n_clusters
+        self.labels_ = to_family(best_labels, family)
+        self.inertia_ = best_inertia
+        self.n_iter_ = int(n_iter[r])
+        return self
+
+    def _runs(self, X, w, w_host, starts, x_sq, xp):
+        return lloyd(
+            X,
+            w,
+            w_host,
+            starts,
+            x_sq,
+            max_iter=self.max_iter,
+            tol=self._tol,
+            xp=xp,
+            verbose=bool(self.verbose),
+        )
+
+    def _test_data(self, X, xp):
+        return validate_data(
+            self, X, xp=xp, reset=False, accept_sparse="csr", dtype=_FLOAT_DTYPES
+        )
+
+    def _labels(self, X, xp):
+        centers = self._fitted("cluster_centers_", xp).astype(X.dtype, copy=False)
+        return assign(X, centers[None], xp)[0], centers
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """Fit, then return the cluster of each sample (``labels_``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training instances.
+        y : Ignored
+            Not used, present for API consistency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The weight of each sample.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Index of the cluster each sample belongs to.
+        """
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    def predict(self, X):
+        """The closest centre of each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Index of the cluster each sample belongs to, in the family of
+            ``X``.
+        """
+        check_is_fitted(self)
+        xp = compute_namespace()
+        family = input_family(X)
+        X_in = X
+        X = self._test_data(X, xp)
+        return to_output(to_family(self._labels(X, xp)[0], family), X_in)
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit, then return the distances of ``X`` to the centres.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training instances.
+        y : Ignored
+            Not used, present for API consistency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The weight of each sample.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_clusters)
+            Distance of each sample to each centre.
+        """
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    def transform(self, X):
+        """Euclidean distance of each sample to each centre.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_clusters)
+            The distances, in the family of ``X``.
+        """
+        check_is_fitted(self)
+        xp = compute_namespace()
+        family = input_family(X)
+        X_in = X
+        X = self._test_data(X, xp)
+        centers = self._fitted("cluster_centers_", xp)
+        d = _distances(X, centers, xp)
+        return to_output(
+            to_family(d, family), X_in, lambda: self.get_feature_names_out()
+        )
+
+    def score(self, X, y=None, sample_weight=None):
+        """Opposite of the inertia of ``X`` with the fitted centres.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            New data.
+        y : Ignored
+            Not used, present for API consistency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The weight of each sample.
+
+        Returns
+        -------
+        score : float
+            Minus the weighted sum of squared distances to the closest centre.
+        """
+        check_is_fitted(self)
+        xp = compute_namespace()
+        X = self._test_data(X, xp)
+        w = check_sample_weight(sample_weight, X.shape[0], xp=xp, dtype=X.dtype)
+        labels, centers = self._labels(X, xp)
+        return -inertia(X, centers, labels, w, _sq_norms(X, xp), xp)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
