@@ -148,9 +148,11 @@ def cluster_sums(X, labels, w, n_clusters: int, xp: ModuleType):
     ``(n_runs, n_clusters)`` of each run's clusters: one product of a sparse
     one-hot matrix (a weight per sample) with ``X``."""
     n_runs, n_samples = labels.shape
-    offsets = xp.arange(n_runs, dtype=xp.int64)[:, None] * n_clusters
-    rows = (labels.astype(xp.int64) + offsets).ravel()
-    cols = xp.tile(xp.arange(n_samples, dtype=xp.int64), n_runs)
+    # cupyx's sparse matrices take 32-bit indices.
+    index = xp.int32 if max(n_runs * n_clusters, n_samples) < 2**31 else xp.int64
+    offsets = xp.arange(n_runs, dtype=index)[:, None] * n_clusters
+    rows = (labels.astype(index) + offsets).ravel()
+    cols = xp.tile(xp.arange(n_samples, dtype=index), n_runs)
     data = xp.tile(w, n_runs)
     one_hot = sparse_module(xp).csr_matrix(
         (data, (rows, cols)), shape=(n_runs * n_clusters, n_samples)
