@@ -29,12 +29,14 @@ from gpuml._array import (
     input_family,
     is_sparse,
     namespace_of,
+    take_rows,
     to_family,
     to_family_attribute,
     to_host,
     to_namespace,
     to_output,
 )
+from gpuml._validation import check_sample_weight
 from gpuml.base import DeviceCacheMixin
 
 
@@ -267,8 +269,6 @@ def fold_labels(y_host, train, weights, xp: ModuleType):
 
 def fold_rows(X, train, xp: ModuleType):
     """The training rows of ``X`` (all of them when ``train`` is None)."""
-    from gpuml._array import take_rows
-
     if train is None:
         return X
     return take_rows(X, xp.asarray(np.asarray(train, dtype=np.int64)), xp)
@@ -278,8 +278,6 @@ def fold_weights(sample_weight, train, n_samples: int, xp: ModuleType):
     """A fold's sample weights in ``xp`` (None without weights)."""
     if sample_weight is None:
         return None
-    from gpuml._validation import check_sample_weight
-
     weights = check_sample_weight(sample_weight, n_samples, xp=xp, dtype=np.float64)
     if train is None:
         return weights

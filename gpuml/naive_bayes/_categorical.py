@@ -265,7 +265,7 @@ class CategoricalNB(_BaseDiscreteNB):
         widths = np.array([a.shape[1] for a in tables], dtype=np.int64)
         check_categories(X, widths, xp)
         table = xp.concatenate(tables, axis=1)
-        jll = one_hot_features(X, widths, xp) @ table.T
+        jll = one_hot_features(X, widths, xp) @ xp.ascontiguousarray(table.T)
         return jll + self._fitted("class_log_prior_", xp)
 
     def __sklearn_tags__(self):
@@ -323,6 +323,8 @@ def _stacked_jll(X, *, W, b, widths, xp: ModuleType):
     check_non_negative(X, "CategoricalNB (input X)", xp)
     check_categories(X, widths, xp)
     k, n_classes, total = W.shape
-    flat = one_hot_features(X, widths, xp) @ W.reshape(k * n_classes, total).T
+    flat = one_hot_features(X, widths, xp) @ xp.ascontiguousarray(
+        W.reshape(k * n_classes, total).T
+    )
     stacked = flat.reshape(X.shape[0], k, n_classes).transpose(1, 0, 2)
     return stacked + b[:, None, :]

@@ -197,7 +197,7 @@ class ComplementNB(_BaseDiscreteNB):
 
     def _joint_log_likelihood(self, X, xp: ModuleType):
         flp = self._fitted("feature_log_prob_", xp)
-        jll = X @ flp.T
+        jll = X @ xp.ascontiguousarray(flp.T)
         if len(self.classes_) == 1:
             jll = jll + self._fitted("class_log_prior_", xp)
         return jll

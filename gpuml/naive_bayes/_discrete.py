@@ -43,6 +43,7 @@ from gpuml.base import BatchUnsupported
 from gpuml.naive_bayes._base import (
     NaiveBayesBatch,
     _BaseNB,
+    check_non_negative,
     device_classes,
     encode_labels,
     first_partial_fit_call,
@@ -153,8 +154,6 @@ class _BaseDiscreteNB(_BaseNB):
     def _count(self, X, Y, xp: ModuleType) -> dict:
         """The increments of the counters from ``X`` and labels ``Y``."""
         if self._non_negative:
-            from gpuml.naive_bayes._base import check_non_negative
-
             check_non_negative(X, f"{type(self).__name__} (input X)", xp)
         return {"feature_count_": count_features(X, Y), "class_count_": Y.sum(axis=0)}
 
@@ -194,7 +193,7 @@ class _BaseDiscreteNB(_BaseNB):
             self._fitted("class_log_prior_", xp),
             xp,
         )
-        return X @ W.T + b
+        return X @ xp.ascontiguousarray(W.T) + b
 
     # -- fit and partial_fit -----------------------------------------------
 
@@ -343,7 +342,7 @@ class _BaseDiscreteNB(_BaseNB):
                 f"expecting {n_features} features as input."
             )
         X = self._transform(as_float64(X), xp)
-        flat = X @ W.reshape(k * n_classes, n_features).T
+        flat = X @ xp.ascontiguousarray(W.reshape(k * n_classes, n_features).T)
         stacked = flat.reshape(X.shape[0], k, n_classes).transpose(1, 0, 2)
         return stacked + b[:, None, :]
 

@@ -106,7 +106,7 @@ def test_matches_sklearn(backend, rng, name, fmt, weighted):
                 getattr(want, attribute),
                 rtol=1e-10,
             )
-        assert got.epsilon_ == pytest.approx(want.epsilon_, rel=1e-12)
+        assert float(got.epsilon_) == pytest.approx(want.epsilon_, rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ALL_MODELS)
@@ -409,3 +409,40 @@ def test_text_pipeline_search_matches_sklearn(device, rng, monkeypatch):
     assert got.best_params_ == want.best_params_
     assert isinstance(got.best_estimator_[-1].feature_log_prob_, np.ndarray)
     np.testing.assert_array_equal(got.predict(docs), want.predict(docs))
+
+
+@pytest.mark.parametrize("name", COUNT_MODELS)
+@pytest.mark.parametrize("classes", [[0, 1], [0, 1, 2]])
+def test_partial_fit_labels_outside_classes_as_sklearn(rng, name, classes):
+    """scikit-learn's discrete models binarise a later call's labels against
+    ``classes_`` (``label_binarize``), whatever that makes of labels outside
+    them: the same counts here."""
+    X, y = make_data(name, rng, n=40, n_classes=4)
+    first = np.isin(y, classes)
+    got = getattr(gnb, name)().partial_fit(X[first], y[first], classes=classes)
+    want = getattr(skn, name)().partial_fit(X[first], y[first], classes=classes)
+    got.partial_fit(X, y)
+    want.partial_fit(X, y)
+    np.testing.assert_allclose(got.class_count_, want.class_count_, rtol=1e-12)
+    np.testing.assert_allclose(got.feature_count_, want.feature_count_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "GaussianNB"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_outlying_rows(backend, rng, name, dtype):
+    """A few rows 1e4 times the others' scale: the joint log-likelihoods
+    agree relative to their size (float32's rounding for float32
+    GaussianNB, which computes in float32 as scikit-learn's)."""
+    X, y = make_data(name, rng)
+    X[rng.choice(X.shape[0], 3, replace=False)] *= 1e4
+    X = X.astype(dtype)
+    want = getattr(skn, name)().fit(X, y)
+    got = getattr(gnb, name)().fit(backend.asarray(X), y)
+    expected = want.predict_joint_log_proba(X)
+    rtol = 1e-4 if expected.dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(
+        backend.to_numpy(got.predict_joint_log_proba(backend.asarray(X))),
+        expected,
+        rtol=rtol,
+        atol=rtol,
+    )
