@@ -23,3 +23,13 @@ SWAPPED = tuple(
 
 for _name in SWAPPED:
     setattr(sklearn.naive_bayes, _name, getattr(gpuml.naive_bayes, _name))
+
+
+def pytest_collection_modifyitems(items):
+    """Refuse to run a test module that bound scikit-learn's own classes (the
+    swap would then test scikit-learn, not gpuml)."""
+    for module in {getattr(item, "module", None) for item in items} - {None}:
+        for name in SWAPPED:
+            bound = getattr(module, name, None)
+            if bound is not None and bound is not getattr(gpuml.naive_bayes, name):
+                raise RuntimeError(f"{module.__name__} holds scikit-learn's {name}")

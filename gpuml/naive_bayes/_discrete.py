@@ -252,12 +252,12 @@ class _BaseDiscreteNB(_BaseNB):
             Returns the instance itself.
         """
         validate_estimator_params(self)
-        first_call = not hasattr(self, "classes_")
-        if first_call:
+        unfitted = not hasattr(self, "classes_")
+        if unfitted:
             self._reset_device_cache()
         xp = compute_namespace()
         family = input_family(X)
-        X, y = self._check_X_y(X, y, xp, reset=first_call)
+        X, y = self._check_X_y(X, y, xp, reset=unfitted)
         first_call = first_partial_fit_call(self, classes)
         host_classes = to_host(self.classes_)
         self.classes_ = device_classes(host_classes, family)
