@@ -276,7 +276,12 @@ def test_alpha_array_matches_sklearn(rng, name):
 # -- the batched search ----------------------------------------------------
 
 GRIDS = {
-    "MultinomialNB": {"alpha": [1e-3, 0.1, 1.0, 10.0], "fit_prior": [True, False]},
+    "MultinomialNB": {
+        # an array of one alpha per feature (make_data's 7) among the floats
+        "alpha": [1e-3, 0.1, 1.0, 10.0, np.linspace(0.1, 2.0, 7)],
+        "fit_prior": [True, False],
+        "force_alpha": [True, False],
+    },
     "ComplementNB": {"alpha": [0.01, 1.0, 5.0], "norm": [False, True]},
     "BernoulliNB": {"alpha": [0.01, 0.5, 2.0], "fit_prior": [True, False]},
     "CategoricalNB": {"alpha": [0.1, 1.0, 3.0]},
