@@ -41,6 +41,7 @@ from gpuml._array import (
     namespace_of,
     take_rows,
     to_family,
+    to_host,
     to_namespace,
 )
 from gpuml._sklearn_compat import (
@@ -332,7 +333,7 @@ class FoldNeighbours:
                 if k < top and not exact_prefix:
                     tied = dist[:, k - 1] == dist[:, k]
                     if bool(tied.any()):
-                        answer = nn._kneighbors(query, k, True)
+                        answer = _search_again(model, query, k, tied, answer)
                 found[k] = answer
         self._last = (X, found)
         return found
@@ -341,3 +342,22 @@ class FoldNeighbours:
         """``(distances, indices)`` of candidate ``k`` in ``xp``."""
         dist, ind = self(X)[k]
         return to_namespace(dist, xp), to_namespace(ind, xp)
+
+
+def _search_again(model, query, k: int, tied, prefix):
+    """The ``k`` nearest neighbours of ``query`` by ``model``'s own search,
+    for a prefix of a larger search (``prefix``: host arrays) whose rows
+    ``tied`` have equal distances at the ``k``-th and ``k + 1``-th
+    neighbour. A tree answers each query row on its own, so only the tied
+    rows are searched again; scikit-learn's brute force computes distances
+    by blocks of rows (products whose rounding may depend on the block), so
+    all of them are."""
+    nn = model._nn
+    if model._fit_method not in ("kd_tree", "ball_tree"):
+        return nn._kneighbors(query, k, True)
+    rows = np.flatnonzero(to_host(tied))
+    dist, ind = (np.array(a) for a in prefix)
+    dist[rows], ind[rows] = nn._kneighbors(
+        query[to_namespace(rows, namespace_of(query))], k, True
+    )
+    return dist, ind
