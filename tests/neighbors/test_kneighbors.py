@@ -16,11 +16,14 @@ import pytest
 import scipy.sparse as sp
 from sklearn import model_selection as sk_model_selection
 from sklearn import neighbors as sk_neighbors
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler as SkStandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 from threadpoolctl import threadpool_limits
 
 from gpuml.model_selection import GridSearchCV
 from gpuml.neighbors import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
+from gpuml.preprocessing import StandardScaler
 
 RTOL = 1e-12
 
@@ -379,8 +382,8 @@ def test_search_is_sklearns_with_one_search_per_fold(backend, rng, monkeypatch, 
 def test_search_with_tied_distances(backend, rng, monkeypatch, name):
     """Small-integer data: a tie at the k-th neighbour in many rows. Every
     candidate gets the neighbours of its own fit: the batched search equals
-    gpuml's own search of the candidates one by one (a Pipeline is not
-    batched here) and, on the CPU, scikit-learn's."""
+    gpuml's search of the candidates one by one (a callable scorer is not
+    batched) and, on the CPU, scikit-learn's."""
     X = rng.integers(0, 4, size=(150, 3)).astype(np.float64)
     y = rng.integers(0, 3, 150)
     if name == "r":
@@ -392,14 +395,11 @@ def test_search_with_tied_distances(backend, rng, monkeypatch, name):
         assert spy.calls == [15] * 5  # the device's prefix is its k-search
     else:  # scikit-learn's searches answer the tied rows again at each k
         assert spy.calls[0] == 15 and len(spy.calls) > 5
-    monkeypatch.undo()
-    from sklearn.pipeline import Pipeline
-
+    spy.calls.clear()
     one_by_one = GridSearchCV(
-        Pipeline([("knn", _pair(name)[0])]),
-        {f"knn__{key}": value for key, value in GRID.items()},
-        cv=5,
+        ours, GRID, cv=5, scoring=lambda estimator, X, y: estimator.score(X, y)
     ).fit(backend.asarray(X), backend.asarray(y))
+    assert len(spy.calls) == 30 * 5  # a search per candidate and fold
     np.testing.assert_allclose(
         batched.cv_results_["mean_test_score"],
         one_by_one.cv_results_["mean_test_score"],
@@ -410,6 +410,24 @@ def test_search_with_tied_distances(backend, rng, monkeypatch, name):
         _assert_same_search(
             batched, sk_model_selection.GridSearchCV(sk, GRID, cv=5).fit(X, y)
         )
+
+
+def test_search_of_a_pipeline_batches_the_final_step(backend, rng, monkeypatch):
+    X, _, y = _data(rng, n=90, d=3)
+    X = X * [1.0, 10.0, 100.0]
+    grid = {"kneighborsregressor__n_neighbors": [1, 3, 8]}
+    grid["kneighborsregressor__weights"] = ["uniform", "distance"]
+    spy = _SearchSpy(monkeypatch)
+    ours = GridSearchCV(
+        make_pipeline(StandardScaler(), KNeighborsRegressor()), grid, cv=3
+    ).fit(backend.asarray(X), backend.asarray(X[:, 0] + y))
+    assert spy.calls == [8] * 3
+    sk = sk_model_selection.GridSearchCV(
+        make_pipeline(SkStandardScaler(), sk_neighbors.KNeighborsRegressor()),
+        grid,
+        cv=3,
+    ).fit(X, X[:, 0] + y)
+    _assert_same_search(ours, sk)
 
 
 def test_search_auto_splits_tree_and_brute_candidates(rng, monkeypatch):
