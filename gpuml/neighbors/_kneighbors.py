@@ -33,7 +33,7 @@ from types import ModuleType
 
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from gpuml._array import (
     input_family,
@@ -123,15 +123,20 @@ class KNeighborsBase(
             # searched by scikit-learn as its estimators search it
             y = check_y(y, xp=np, multi_output=True, estimator=self)
         else:
-            X, y = validate_data(
+            # X, then y (scikit-learn's check_X_y), each where it lives: the
+            # labels stay on the host for device data (a device cannot hold
+            # strings)
+            if y is None:
+                check_y(None, xp=np, estimator=self)  # scikit-learn's error
+            X = validate_data(
                 self,
                 X,
-                y,
                 xp=input_namespace(X),
                 accept_sparse="csr",
-                multi_output=True,
                 allow_nan=self.metric == "nan_euclidean",
             )
+            y = check_y(y, xp=input_namespace(y), multi_output=True, estimator=self)
+            check_consistent_length(X, y)
         self._store_targets(y)
         params = {name: getattr(self, name) for name in _SEARCH_PARAMS}
         self._nn = NearestNeighbors(
