@@ -256,7 +256,11 @@ class KNeighborsBase(
 
     def _batch_params(self) -> frozenset:
         """``{"n_neighbors", "weights"}``: every candidate of a fold from one
-        neighbour search at the largest ``n_neighbors``."""
+        neighbour search at the largest ``n_neighbors``; none for a
+        precomputed metric (the protocol's folds are rows of ``X``, a
+        distance matrix's folds are blocks)."""
+        if self.metric == "precomputed":
+            return frozenset()
         return frozenset({"n_neighbors", "weights"})
 
     def _fit_batch(self, X, y, param_sets, *, folds=None, sample_weight=None):
@@ -266,6 +270,8 @@ class KNeighborsBase(
         rows it is given (see the module's docstring)."""
         if sample_weight is not None:
             raise BatchUnsupported("k-nearest neighbours take no sample_weight")
+        if self.metric == "precomputed":
+            raise BatchUnsupported("a precomputed metric's folds are blocks")
         candidates = []
         for params in param_sets:
             candidate = clone(self).set_params(**params)

@@ -450,6 +450,26 @@ def test_search_auto_splits_tree_and_brute_candidates(rng, monkeypatch):
     _assert_same_search(ours, sk.fit(X, y))
 
 
+def test_search_precomputed_is_fitted_one_by_one(backend, rng, monkeypatch):
+    """A distance matrix's folds are blocks (the training rows' columns):
+    not the protocol's rows, so its candidates are fitted one by one, as
+    scikit-learn's."""
+    X, _, y = _data(rng, n=60, d=3)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(axis=2))
+    grid = {"n_neighbors": [1, 5], "weights": ["uniform", "distance"]}
+    estimator = KNeighborsClassifier(metric="precomputed")
+    assert estimator._batch_params() == frozenset()
+    spy = _SearchSpy(monkeypatch)
+    ours = GridSearchCV(estimator, grid, cv=3).fit(
+        backend.asarray(D), backend.asarray(y)
+    )
+    assert len(spy.calls) == 4 * 3
+    sk = sk_model_selection.GridSearchCV(
+        sk_neighbors.KNeighborsClassifier(metric="precomputed"), grid, cv=3
+    )
+    _assert_same_search(ours, sk.fit(D, y))
+
+
 def test_search_multimetric_and_errors(backend, rng, monkeypatch):
     X, _, y = _data(rng, n=90, d=3)
     spy = _SearchSpy(monkeypatch)
