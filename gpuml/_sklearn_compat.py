@@ -73,13 +73,17 @@ __all__ = [
     "fit_context",
     "init_callback_context",
     "insert_error_scores",
+    "is_index",
+    "kneighbors_constraints",
     "liblinear_dual",
     "liblinear_solver_type",
     "nearest_neighbors_constraints",
+    "neighbors_fit_method",
     "num_samples",
     "routing_enabled",
     "routing_owner",
     "shuffle_labels",
+    "sklearn_kneighbors_mixin",
     "sklearn_scorer_spec",
     "translate_train_sizes",
     "validate_estimator_params",
@@ -138,6 +142,39 @@ def nearest_neighbors_constraints() -> dict:
     from sklearn.neighbors import NearestNeighbors
 
     return dict(NearestNeighbors._parameter_constraints)
+
+
+def kneighbors_constraints(name: str) -> dict:
+    """scikit-learn's parameter constraints of ``KNeighborsClassifier`` or
+    ``KNeighborsRegressor`` (``name``)."""
+    from sklearn import neighbors
+
+    return dict(getattr(neighbors, name)._parameter_constraints)
+
+
+def is_index(X) -> bool:
+    """Whether ``X`` is a fitted neighbours index that scikit-learn's
+    neighbours estimators take in place of data (a ``BallTree``, a
+    ``KDTree`` or a fitted estimator of ``NeighborsBase``)."""
+    from sklearn.neighbors import BallTree, KDTree
+    from sklearn.neighbors._base import NeighborsBase
+
+    return isinstance(X, (BallTree, KDTree, NeighborsBase))
+
+
+def sklearn_kneighbors_mixin():
+    """scikit-learn's ``KNeighborsMixin``, which its code and tests check
+    for with ``issubclass`` (gpuml's k-neighbours estimators derive from it
+    and override its methods)."""
+    from sklearn.neighbors._base import KNeighborsMixin
+
+    return KNeighborsMixin
+
+
+def neighbors_fit_method(estimator) -> str:
+    """The search a fitted scikit-learn neighbours estimator runs
+    (``"brute"``, ``"kd_tree"`` or ``"ball_tree"``: its ``_fit_method``)."""
+    return estimator._fit_method
 
 
 def init_callback_context(estimator, **kwargs):

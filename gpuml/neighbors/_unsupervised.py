@@ -35,7 +35,9 @@ from gpuml._cuml import ENGINE_CONSTRAINT
 from gpuml._sklearn_compat import (
     align_sparse_output,
     fit_context,
+    is_index,
     nearest_neighbors_constraints,
+    neighbors_fit_method,
 )
 from gpuml._validation import NUMERIC_FLOAT, validate_data
 from gpuml.neighbors._search import (
@@ -178,8 +180,10 @@ class NearestNeighbors(BaseEstimator):
         xp = compute_namespace()
         self._metric = device_metric(self.metric, self.p, self.metric_params)
         self._host = None
+        if isinstance(X, NearestNeighbors):  # a fitted index, as scikit-learn's
+            X = X._host_model()
         self._family = input_family(X)
-        if xp is np or self._metric is None or is_sparse(X):
+        if xp is np or self._metric is None or is_sparse(X) or is_index(X):
             if self.engine == "cuml":
                 why = "search sparse data" if is_sparse(X) else None
                 why = why or f"search with metric={self.metric!r} on the GPU"
@@ -213,6 +217,16 @@ class NearestNeighbors(BaseEstimator):
         self.effective_metric_ = metric
         self.effective_metric_params_ = {}
         return self
+
+    @property
+    def _fit_method(self) -> str:
+        """scikit-learn's name of the search: ``"brute"`` for gpuml's device
+        search, else that of scikit-learn's (``"kd_tree"``, ...)."""
+        if "_fit_X" not in self.__dict__:
+            raise AttributeError("_fit_method")
+        if self._fit_X is not None:
+            return "brute"
+        return neighbors_fit_method(self._host)
 
     def _sklearn_estimator(self):
         """scikit-learn's NearestNeighbors with these parameters."""
@@ -253,23 +267,33 @@ class NearestNeighbors(BaseEstimator):
         """
         check_is_fitted(self)
         family = self._family if X is None else input_family(X)
-        k = self.n_neighbors if n_neighbors is None else n_neighbors
-        xp = compute_namespace()
-        device = (
+        result = self._kneighbors(X, n_neighbors, return_distance)
+        if not return_distance:
+            return to_family(result, family)
+        return tuple(to_family(r, family) for r in result)
+
+    def _searches_on_device(self, X, k) -> bool:
+        """Whether a query of ``k`` neighbours of ``X`` (None: the fitted
+        rows) runs gpuml's device search, whose equal distances are ordered
+        by index (else scikit-learn's search on the host answers)."""
+        return (
             self._fit_X is not None
-            and xp is not np
+            and compute_namespace() is not np
             and (X is None or not is_sparse(X))
             and isinstance(k, numbers.Integral)
             and 0 < k < MAX_DEVICE_K
         )
-        if not device:
-            host_X = None if X is None else (to_host(X) if family == DEVICE else X)
-            result = self._host_model().kneighbors(host_X, n_neighbors, return_distance)
-            return (
-                tuple(to_family(r, family) for r in result)
-                if return_distance
-                else (to_family(result, family))
-            )
+
+    def _kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """:meth:`kneighbors` with the results where they were computed
+        (CuPy for gpuml's device search, NumPy for scikit-learn's): the
+        search behind ``kneighbors`` and the k-nearest-neighbours
+        estimators."""
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        if not self._searches_on_device(X, k):
+            host_X = None if X is None else to_host(X)
+            return self._host_model().kneighbors(host_X, n_neighbors, return_distance)
+        xp = compute_namespace()
         query_is_train = X is None
         if query_is_train:
             Q = self._fit_X
@@ -303,10 +327,7 @@ class NearestNeighbors(BaseEstimator):
             # scikit-learn's cosine search keeps float32; its others give
             # float64 distances for any input
             distances = distances.astype(np.float32)
-        indices = to_family(indices, family)
-        if not return_distance:
-            return indices
-        return to_family(distances, family), indices
+        return (distances, indices) if return_distance else indices
 
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
         """Compute the (weighted) graph of k-Neighbors for points in X.
