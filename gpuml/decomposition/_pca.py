@@ -25,6 +25,7 @@ nothing (scikit-learn may then centre the caller's array in place).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from math import log
 from numbers import Integral, Real
@@ -53,7 +54,7 @@ from gpuml._array import (
 )
 from gpuml._sklearn_compat import fit_context
 from gpuml._validation import FLOAT_DTYPES, check_array, validate_data
-from gpuml.base import DeviceCacheMixin
+from gpuml.base import BatchUnsupported, DeviceCacheMixin
 from gpuml.decomposition import _kernels
 from gpuml.preprocessing._data import sparse_mean_var
 
@@ -461,6 +462,11 @@ class PCA(
             if k < smallest:
                 noise = (result.total_var - xp.sum(variance)) / (smallest - k)
 
+        # what a truncation to fewer components needs (``_truncated``)
+        self._spectrum = to_family(variance, family)
+        self._total_variance = result.total_var
+        if result.total_var is not None:
+            self._total_variance = to_family_attribute(result.total_var, family)
         self.n_samples_ = n_samples
         self.n_components_ = k
         self.mean_ = to_family(mean, family)
@@ -641,6 +647,68 @@ class PCA(
     def _n_features_out(self):
         """Number of transformed output features."""
         return self.components_.shape[0]
+
+    # The truncation protocol of gpuml's searches (``_truncation.py``).
+
+    def _truncation_params(self) -> frozenset:
+        """``{"n_components"}`` where a fit with fewer components is the
+        first rows of this fit's: an int ``n_components`` with an exact
+        solver (``'auto'`` included: :meth:`_truncated` declines the
+        counts for which it would choose ``'randomized'``)."""
+        exact = self.svd_solver in ("auto", "full", "covariance_eigh", "arpack")
+        integral = isinstance(self.n_components, Integral) and not isinstance(
+            self.n_components, bool
+        )
+        return frozenset({"n_components"}) if exact and integral else frozenset()
+
+    def _truncated(self, n_components):
+        """This fitted PCA as a fit with ``n_components`` (no more than it
+        has) would leave it, without decomposing again.
+
+        Raises scikit-learn's error where that fit would raise, and
+        :class:`~gpuml.base.BatchUnsupported` where it would choose another
+        solver (``'auto'`` choosing ``'randomized'``).
+        """
+        check_is_fitted(self)
+        shape = (self.n_samples_, self.n_features_in_)
+        sparse = self.svd_solver == "auto" and self._fit_svd_solver == "arpack"
+        solver = _resolve_solver(self.svd_solver, shape, n_components, sparse)
+        if solver != self._fit_svd_solver or solver == "randomized":
+            raise BatchUnsupported(f"n_components={n_components} takes {solver!r}")
+        _check_n_components(n_components, solver, shape)
+        if n_components > self.n_components_:
+            raise BatchUnsupported("more components than this fit has")
+        xp = namespace_of(self.components_)
+        k = int(n_components)
+        smallest = min(shape)
+        variance = self._spectrum
+        dtype = self.components_.dtype
+        if solver in _COMPLETE:
+            noise = xp.mean(variance[k:]) if k < smallest else 0.0
+        else:
+            noise = 0.0
+            if k < smallest:
+                noise = (self._total_variance - xp.sum(variance[:k])) / (smallest - k)
+        truncated = copy.copy(self)
+        truncated._reset_device_cache()
+        truncated.n_components = n_components
+        truncated.n_components_ = k
+        for name in (
+            "components_",
+            "explained_variance_",
+            "explained_variance_ratio_",
+            "singular_values_",
+        ):
+            setattr(truncated, name, getattr(self, name)[:k].copy())
+        truncated._spectrum = (
+            variance[:k].copy() if solver not in _COMPLETE else variance
+        )
+        truncated.noise_variance_ = (
+            xp.asarray(noise, dtype=dtype)[()]
+            if xp is np
+            else xp.asarray(noise, dtype=dtype)
+        )
+        return truncated
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -16,6 +16,7 @@ Sparse CSR/CSC input (the text vectorizers' output) is never densified:
 
 from __future__ import annotations
 
+import copy
 from numbers import Integral, Real
 from types import ModuleType
 
@@ -37,7 +38,7 @@ from gpuml._array import (
 )
 from gpuml._sklearn_compat import fit_context
 from gpuml._validation import FLOAT_DTYPES, check_array, validate_data
-from gpuml.base import DeviceCacheMixin
+from gpuml.base import BatchUnsupported, DeviceCacheMixin
 from gpuml.decomposition import _kernels
 from gpuml.preprocessing._data import sparse_mean_var
 
@@ -261,6 +262,7 @@ class TruncatedSVD(
             total = xp.sum(var).astype(X.dtype)
         else:
             total = xp.sum(xp.var(X, axis=0))
+        self._n_samples = X.shape[0]  # for ``_truncated``
         self.components_ = to_family(xp.ascontiguousarray(Vt), family)
         self.explained_variance_ = to_family(explained, family)
         self.explained_variance_ratio_ = to_family(explained / total, family)
@@ -320,6 +322,39 @@ class TruncatedSVD(
     def _n_features_out(self):
         """Number of transformed output features."""
         return self.components_.shape[0]
+
+    # The truncation protocol of gpuml's searches (``_truncation.py``).
+
+    def _truncation_params(self) -> frozenset:
+        """``{"n_components"}`` for ``algorithm='arpack'`` (exact: a fit with
+        fewer components is the first rows of this fit's); none for the
+        randomized algorithm, whose range depends on ``n_components``."""
+        if self.algorithm == "arpack":
+            return frozenset({"n_components"})
+        return frozenset()
+
+    def _truncated(self, n_components):
+        """This fitted model as a fit with ``n_components`` (no more than it
+        has) would leave it, without decomposing again; raises the error
+        that fit would raise."""
+        check_is_fitted(self)
+        if self.algorithm != "arpack" or n_components > self.n_components:
+            raise BatchUnsupported("not a truncation of this fit")
+        if not 0 < n_components < min(self._n_samples, self.n_features_in_):
+            raise ValueError(
+                "`k` must be an integer satisfying `0 < k < min(A.shape)`."
+            )
+        truncated = copy.copy(self)
+        truncated._reset_device_cache()
+        truncated.n_components = n_components
+        for name in (
+            "components_",
+            "explained_variance_",
+            "explained_variance_ratio_",
+            "singular_values_",
+        ):
+            setattr(truncated, name, getattr(self, name)[:n_components].copy())
+        return truncated
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
