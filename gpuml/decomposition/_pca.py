@@ -193,6 +193,17 @@ def _n_kept(n_components, explained_variance, ratio, n_samples: int) -> int:
     return int(n_components)
 
 
+def _column_mean(X, xp: ModuleType):
+    """Per-feature mean of dense or sparse ``X``, in X's dtype (SciPy's
+    sparse ``mean`` on the host, as scikit-learn; a column sum on the
+    device)."""
+    if is_sparse(X) and xp is not np:
+        mean = X.sum(axis=0) / X.shape[0]
+    else:
+        mean = X.mean(axis=0)
+    return xp.asarray(mean).reshape(-1).astype(X.dtype)
+
+
 def _to_numpy(array):
     return array.get() if hasattr(array, "get") else np.asarray(array)
 
@@ -440,7 +451,7 @@ class PCA(
         self._fit_svd_solver = solver
         _check_n_components(n_components, solver, X.shape)
 
-        mean = xp.asarray(X.mean(axis=0)).reshape(-1).astype(X.dtype)
+        mean = _column_mean(X, xp)
         params = {
             "n_oversamples": self.n_oversamples,
             "iterated_power": self.iterated_power,

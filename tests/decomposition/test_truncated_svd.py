@@ -131,3 +131,27 @@ def test_too_many_components(backend, rng, algorithm, n_components, message):
 def test_one_feature_is_scikit_learns_error(backend):
     with pytest.raises(ValueError, match="a minimum of 2 is required"):
         TruncatedSVD(1).fit(backend.asarray(np.ones((5, 1))))
+
+
+@pytest.mark.parametrize("algorithm", ["randomized", "arpack"])
+def test_lsa_of_the_text_vectorizers_output(backend, rng, algorithm):
+    """gpuml's TfidfVectorizer's CSR matrix, decomposed as scikit-learn's
+    (random documents: a spectrum without repeated values)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer as SkTfidf
+
+    from gpuml.feature_extraction.text import TfidfVectorizer
+
+    words = [f"w{i}" for i in range(40)]
+    weights = rng.random(40) ** 3
+    docs = [
+        " ".join(rng.choice(words, size=12, p=weights / weights.sum()))
+        for _ in range(60)
+    ]
+    X = TfidfVectorizer().fit_transform(docs)
+    assert sp.issparse(X)
+    expected_X = SkTfidf().fit_transform(docs)
+    params = dict(n_components=4, algorithm=algorithm, random_state=0)
+    out = TruncatedSVD(**params).fit_transform(backend.asarray(X))
+    expected = skd.TruncatedSVD(**params).fit_transform(expected_X)
+    backend.assert_family(out, dtype=np.float64, shape=expected.shape)
+    np.testing.assert_allclose(backend.to_numpy(out), expected, atol=1e-7)
