@@ -1,10 +1,11 @@
 """Principal component analysis: :class:`PCA`.
 
 ``fit`` reads as the design asks: validate, resolve the solver (the
-``"auto"`` policy is scikit-learn's, in :func:`_resolve_solver`), call one
-pure solver function of the registry :data:`_SOLVERS`, then assign the
-attributes. Each solver returns a :class:`_Fit`, the decomposition of the
-centred data, and its family decides how ``n_components`` is read:
+``"auto"`` policy is scikit-learn's: ``resolve_solver``), call one pure
+solver function of the registry ``SOLVERS``, then assign the attributes
+(the solvers and their rules are in ``_pca_solvers.py``). Each solver
+returns the decomposition of the centred data, and its family decides how
+``n_components`` is read:
 
 - ``"full"`` and ``"covariance_eigh"`` decompose completely (every
   component), then keep the first ``n_components`` (an int, a variance
@@ -26,7 +27,6 @@ nothing (scikit-learn may then centre the caller's array in place).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from math import log
 from numbers import Integral, Real
 from types import ModuleType
@@ -55,157 +55,17 @@ from gpuml._array import (
 from gpuml._sklearn_compat import fit_context
 from gpuml._validation import FLOAT_DTYPES, check_array, validate_data
 from gpuml.base import BatchUnsupported, DeviceCacheMixin
-from gpuml.decomposition import _kernels
-from gpuml.preprocessing._data import sparse_mean_var
-
-_SPARSE_SOLVERS = ("auto", "arpack", "covariance_eigh")
-
-
-@dataclass
-class _Fit:
-    """A solver's result: ``U`` (None where not computed), singular values
-    ``S``, components ``Vt``, explained variances, and the total variance
-    (None for the complete solvers: the sum of their variances)."""
-
-    U: object
-    S: object
-    Vt: object
-    explained_variance: object
-    total_var: object = None
-
-
-def _fit_full(X, mean, n_components, params, xp: ModuleType) -> _Fit:
-    U, S, Vt = _kernels.svd_full(X - mean, xp)
-    return _Fit(U, S, Vt, S**2 / (X.shape[0] - 1))
-
-
-def _fit_covariance_eigh(X, mean, n_components, params, xp: ModuleType) -> _Fit:
-    evals, Vt = _kernels.covariance_eigh(X, mean, xp)
-    return _Fit(None, xp.sqrt(evals * (X.shape[0] - 1)), Vt, evals)
-
-
-def _total_variance(X, mean, xp: ModuleType):
-    """Sum of the per-feature variances (ddof=1)."""
-    n_samples = X.shape[0]
-    if is_sparse(X):
-        _, var, _ = sparse_mean_var(X, None, xp=xp)
-        return (xp.sum(var) * n_samples / (n_samples - 1)).astype(X.dtype)
-    centred = X - mean
-    return xp.sum(centred * centred) / (n_samples - 1)
-
-
-def _fit_arpack(X, mean, n_components, params, xp: ModuleType) -> _Fit:
-    # ARPACK's starting vector, drawn as scikit-learn draws it, so that a
-    # shared RandomState continues as it would after scikit-learn's fit.
-    params["random_state"].uniform(-1, 1, min(X.shape))
-    if is_sparse(X):
-        evals, Vt = _kernels.covariance_eigh(X, mean, xp)
-        U, S = None, xp.sqrt(evals[:n_components] * (X.shape[0] - 1))
-        Vt = Vt[:n_components]
-    else:
-        U, S, Vt = _kernels.exact_svd(X - mean, n_components, xp)
-    total = _total_variance(X, mean, xp)
-    return _Fit(U, S, Vt, S**2 / (X.shape[0] - 1), total)
-
-
-def _fit_randomized(X, mean, n_components, params, xp: ModuleType) -> _Fit:
-    U, S, Vt = _kernels.randomized_svd(
-        X - mean,
-        n_components,
-        n_oversamples=params["n_oversamples"],
-        n_iter=params["iterated_power"],
-        normalizer=params["power_iteration_normalizer"],
-        random_state=params["random_state"],
-        xp=xp,
-    )
-    total = _total_variance(X, mean, xp)
-    return _Fit(U, S, Vt, S**2 / (X.shape[0] - 1), total)
-
-
-# Solvers: pure functions ``(X, mean, n_components, params, xp) -> _Fit``.
-_SOLVERS = {
-    "full": _fit_full,
-    "covariance_eigh": _fit_covariance_eigh,
-    "arpack": _fit_arpack,
-    "randomized": _fit_randomized,
-}
-_COMPLETE = ("full", "covariance_eigh")
-
-
-def _resolve_solver(svd_solver: str, shape, n_components, sparse: bool) -> str:
-    """scikit-learn's ``"auto"`` policy (``n_components`` resolved from None)."""
-    if svd_solver != "auto":
-        return svd_solver
-    n_samples, n_features = shape
-    if sparse:
-        return "arpack"
-    if n_features <= 1_000 and n_samples >= 10 * n_features:
-        return "covariance_eigh"
-    if max(shape) <= 500 or n_components == "mle":
-        return "full"
-    if 1 <= n_components < 0.8 * min(shape):
-        return "randomized"
-    return "full"
-
-
-def _check_n_components(n_components, solver: str, shape) -> None:
-    """scikit-learn's errors for an ``n_components`` the solver cannot give."""
-    n_samples, n_features = shape
-    smallest = min(shape)
-    if solver in _COMPLETE:
-        if n_components == "mle":
-            if n_samples < n_features:
-                raise ValueError(
-                    "n_components='mle' is only supported if n_samples >= n_features"
-                )
-        elif not 0 <= n_components <= smallest:
-            raise ValueError(
-                f"n_components={n_components} must be between 0 and "
-                f"min(n_samples, n_features)={smallest} with "
-                f"svd_solver={solver!r}"
-            )
-        return
-    if isinstance(n_components, str):
-        raise ValueError(
-            f"n_components={n_components!r} cannot be a string with "
-            f"svd_solver='{solver}'"
-        )
-    if not 1 <= n_components <= smallest:
-        raise ValueError(
-            f"n_components={n_components!r} must be between 1 and "
-            f"min(n_samples, n_features)={smallest!r} with svd_solver='{solver}'"
-        )
-    if solver == "arpack" and n_components == smallest:
-        raise ValueError(
-            f"n_components={n_components!r} must be strictly less than "
-            f"min(n_samples, n_features)={smallest!r} with svd_solver='{solver}'"
-        )
-
-
-def _n_kept(n_components, explained_variance, ratio, n_samples: int) -> int:
-    """The number of components a complete solver keeps."""
-    if n_components == "mle":
-        return _kernels.infer_dimension(explained_variance, n_samples)
-    if 0 < n_components < 1.0:
-        # side="right": the kept variance is always above the fraction
-        cumulative = np.cumsum(np.asarray(_to_numpy(ratio), dtype=np.float64))
-        return int(np.searchsorted(cumulative, n_components, side="right")) + 1
-    return int(n_components)
-
-
-def _column_mean(X, xp: ModuleType):
-    """Per-feature mean of dense or sparse ``X``, in X's dtype (SciPy's
-    sparse ``mean`` on the host, as scikit-learn; a column sum on the
-    device)."""
-    if is_sparse(X) and xp is not np:
-        mean = X.sum(axis=0) / X.shape[0]
-    else:
-        mean = X.mean(axis=0)
-    return xp.asarray(mean).reshape(-1).astype(X.dtype)
-
-
-def _to_numpy(array):
-    return array.get() if hasattr(array, "get") else np.asarray(array)
+from gpuml.decomposition._kernels import svd_flip_v
+from gpuml.decomposition._pca_solvers import (
+    COMPLETE,
+    SOLVERS,
+    SPARSE_SOLVERS,
+    check_n_components,
+    column_mean,
+    n_kept,
+    resolve_solver,
+    to_numpy,
+)
 
 
 class PCA(
@@ -429,7 +289,7 @@ class PCA(
         :meth:`fit_transform`."""
         xp = compute_namespace()
         family = input_family(X)
-        if is_sparse(X) and self.svd_solver not in _SPARSE_SOLVERS:
+        if is_sparse(X) and self.svd_solver not in SPARSE_SOLVERS:
             raise TypeError(
                 'PCA only support sparse inputs with the "arpack" and'
                 f' "covariance_eigh" solvers, while "{self.svd_solver}" was passed.'
@@ -447,24 +307,24 @@ class PCA(
                 sparse and self.svd_solver == "auto"
             )
             n_components = min(X.shape) - 1 if arpack else min(X.shape)
-        solver = _resolve_solver(self.svd_solver, X.shape, n_components, sparse)
+        solver = resolve_solver(self.svd_solver, X.shape, n_components, sparse)
         self._fit_svd_solver = solver
-        _check_n_components(n_components, solver, X.shape)
+        check_n_components(n_components, solver, X.shape)
 
-        mean = _column_mean(X, xp)
+        mean = column_mean(X, xp)
         params = {
             "n_oversamples": self.n_oversamples,
             "iterated_power": self.iterated_power,
             "power_iteration_normalizer": self.power_iteration_normalizer,
             "random_state": check_random_state(self.random_state),
         }
-        result = _SOLVERS[solver](X, mean, n_components, params, xp)
-        U, Vt = _kernels.svd_flip_v(result.U, result.Vt, xp)
+        result = SOLVERS[solver](X, mean, n_components, params, xp)
+        U, Vt = svd_flip_v(result.U, result.Vt, xp)
         variance = result.explained_variance
         smallest = min(n_samples, n_features)
-        if solver in _COMPLETE:
+        if solver in COMPLETE:
             ratio = variance / xp.sum(variance)
-            k = _n_kept(n_components, variance, ratio, n_samples)
+            k = n_kept(n_components, variance, ratio, n_samples)
             noise = xp.mean(variance[k:]) if k < smallest else 0.0
         else:
             ratio = variance / result.total_var
@@ -652,7 +512,7 @@ class PCA(
         ll : float
             Average log-likelihood of the samples.
         """
-        return float(_to_numpy(self.score_samples(X)).mean())
+        return float(to_numpy(self.score_samples(X)).mean())
 
     @property
     def _n_features_out(self):
@@ -683,10 +543,10 @@ class PCA(
         check_is_fitted(self)
         shape = (self.n_samples_, self.n_features_in_)
         sparse = self.svd_solver == "auto" and self._fit_svd_solver == "arpack"
-        solver = _resolve_solver(self.svd_solver, shape, n_components, sparse)
+        solver = resolve_solver(self.svd_solver, shape, n_components, sparse)
         if solver != self._fit_svd_solver or solver == "randomized":
             raise BatchUnsupported(f"n_components={n_components} takes {solver!r}")
-        _check_n_components(n_components, solver, shape)
+        check_n_components(n_components, solver, shape)
         if n_components > self.n_components_:
             raise BatchUnsupported("more components than this fit has")
         xp = namespace_of(self.components_)
@@ -694,7 +554,7 @@ class PCA(
         smallest = min(shape)
         variance = self._spectrum
         dtype = self.components_.dtype
-        if solver in _COMPLETE:
+        if solver in COMPLETE:
             noise = xp.mean(variance[k:]) if k < smallest else 0.0
         else:
             noise = 0.0
@@ -712,7 +572,7 @@ class PCA(
         ):
             setattr(truncated, name, getattr(self, name)[:k].copy())
         truncated._spectrum = (
-            variance[:k].copy() if solver not in _COMPLETE else variance
+            variance[:k].copy() if solver not in COMPLETE else variance
         )
         truncated.noise_variance_ = (
             xp.asarray(noise, dtype=dtype)[()]
@@ -724,5 +584,5 @@ class PCA(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        tags.input_tags.sparse = self.svd_solver in _SPARSE_SOLVERS
+        tags.input_tags.sparse = self.svd_solver in SPARSE_SOLVERS
         return tags
