@@ -19,7 +19,7 @@ from gpuml._warmup import warmup
 
 __version__ = "0.1.0.dev0"
 
-# ``import gpuml.decomposition`` and the like: an error that says what to use.
+# ``import gpuml.covariance`` and the like: an error that says what to use.
 _missing.install_module_finder()
 
 __all__ = [

@@ -13,16 +13,16 @@ gpuml's, on host data). Two hooks raise these errors, worded by
   its message) for the public names of the matching scikit-learn module, the
   usual ``AttributeError`` for anything else (a scikit-learn submodule such
   as ``sklearn.metrics.cluster`` included, which is left to the finder).
-- A missing *module* (``import gpuml.decomposition``,
-  ``from gpuml.decomposition import PCA``, ``from gpuml import cluster``): a
-  finder at the end of :data:`sys.meta_path` (:func:`install_module_finder`,
-  called once by ``gpuml/__init__.py``) is asked only after the usual
-  finders found nothing, so real gpuml modules never reach it. It answers
-  only for public ``gpuml.<name>`` (no part private or a test module) where
-  ``sklearn.<name>`` is a module, by raising :class:`ModuleNotInGpuml` (a
-  ``ModuleNotFoundError``); for anything else it returns None, the usual
-  "No module named" error. ``hasattr(gpuml, "decomposition")`` imports
-  nothing and is False.
+- A missing *module* (``import gpuml.covariance``, ``from
+  gpuml.covariance import EmpiricalCovariance``, ``from gpuml import
+  cluster``): a finder at the end of :data:`sys.meta_path`
+  (:func:`install_module_finder`, called once by ``gpuml/__init__.py``) is
+  asked only after the usual finders found nothing, so real gpuml modules
+  never reach it. It answers only for public ``gpuml.<name>`` (no part
+  private or a test module) where ``sklearn.<name>`` is a module, by raising
+  :class:`ModuleNotInGpuml` (a ``ModuleNotFoundError``); for anything else
+  it returns None, the usual "No module named" error.
+  ``hasattr(gpuml, "covariance")`` imports nothing and is False.
 
 The module error's ``name`` is None, not the module's name: Python's
 ``from gpuml import cluster`` turns a ``ModuleNotFoundError`` whose ``name`` is

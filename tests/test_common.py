@@ -18,6 +18,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gpuml import config_context
 from gpuml.cluster import KMeans
+from gpuml.decomposition import PCA as GpumlPCA
+from gpuml.decomposition import TruncatedSVD
 from gpuml.feature_extraction.text import TfidfTransformer
 from gpuml.linear_model import (
     ElasticNet,
@@ -90,6 +92,13 @@ ESTIMATORS = [
     KNeighborsRegressor(),
     KNeighborsRegressor(n_neighbors=3, weights="distance", metric="cosine"),
     UMAP(n_neighbors=5, n_epochs=20, random_state=0),
+    GpumlPCA(),
+    GpumlPCA(n_components=1, svd_solver="covariance_eigh", whiten=True),
+    GpumlPCA(n_components=1, svd_solver="arpack", random_state=0),
+    GpumlPCA(n_components=1, svd_solver="randomized", random_state=0),
+    # scikit-learn's test instance (it cannot keep n_features components)
+    TruncatedSVD(n_components=1, n_iter=5, random_state=0),
+    TruncatedSVD(n_components=1, algorithm="arpack", random_state=0),
     # the squared losses (gpuml's device Newton); the host coordinate
     # descents (hinge, epsilon_insensitive, penalty="l1") still warn
     # ConvergenceWarning on some of the checks' data at the default max_iter
@@ -206,12 +215,46 @@ _SPARSE_MANHATTAN_FAILURES = {
 }
 
 
+# scikit-learn's PCA with this solver fails the check the same way (its own
+# common tests run only PCA(), whose "auto" takes "full" on one sample).
+_COVARIANCE_EIGH_FAILURES = {
+    "check_fit2d_1sample": (
+        "one sample: the covariance divides by n_samples - 1 = 0 and the "
+        "eigensolver fails on its NaNs (LinAlgError 'Eigenvalues did not "
+        "converge'), not with the one-sample message the check wants; "
+        "scikit-learn's covariance_eigh raises the same error"
+    ),
+}
+
+
+# ARPACK's restriction n_components < min(n_samples, n_features), kept by
+# gpuml's exact 'arpack' solvers with scikit-learn's errors: a single sample
+# (or feature) leaves no valid n_components. scikit-learn's classes with
+# algorithm/svd_solver="arpack" fail these checks with the same messages.
+_ARPACK_ONE = (
+    "n_components must be strictly less than min(n_samples, n_features) = 1 "
+    "with 'arpack' (scikit-learn's error, not the one-sample message the "
+    "check wants); scikit-learn's class fails the same way"
+)
+_PCA_ARPACK_FAILURES = {
+    "check_fit2d_1sample": _ARPACK_ONE,
+    "check_fit2d_1feature": _ARPACK_ONE,
+}
+_TSVD_ARPACK_FAILURES = {"check_fit2d_1sample": _ARPACK_ONE}
+
+
 def expected_failed_checks(estimator):
     if (
         isinstance(estimator, (KNeighborsClassifier, KNeighborsRegressor))
         and estimator.metric == "manhattan"
     ):
         return _SPARSE_MANHATTAN_FAILURES
+    if isinstance(estimator, GpumlPCA) and estimator.svd_solver == "covariance_eigh":
+        return _COVARIANCE_EIGH_FAILURES
+    if isinstance(estimator, GpumlPCA) and estimator.svd_solver == "arpack":
+        return _PCA_ARPACK_FAILURES
+    if isinstance(estimator, TruncatedSVD) and estimator.algorithm == "arpack":
+        return _TSVD_ARPACK_FAILURES
     if isinstance(estimator, (LinearSVC, LinearSVR)):
         return _LIBLINEAR_FAILURES
     if isinstance(estimator, KMeans):

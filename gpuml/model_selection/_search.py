@@ -61,6 +61,7 @@ from gpuml.model_selection._progress import Progress
 from gpuml.model_selection._results import Options, resolve_deferred
 from gpuml.model_selection._split import kfold_indices
 from gpuml.model_selection._tasks import evaluate_unit, has_prefix, refit_from_lead
+from gpuml.model_selection._truncation import largest, shared_prefix_key
 
 
 def _placeholder(n_samples: int) -> np.ndarray:
@@ -251,7 +252,9 @@ def _units(estimator, groups):
     """Yield ``(pipeline, groups)``: groups sharing a fitted Pipeline prefix.
 
     ``pipeline`` is the estimator configured with the shared prefix
-    parameters, or None for groups evaluated on their own.
+    parameters, or None for groups evaluated on their own. Prefixes that
+    differ only in the ``n_components`` of an exact decomposition share a
+    unit, configured with the largest (``_truncation.py``).
     """
     if not is_pipeline(estimator):
         for group in groups:
@@ -269,11 +272,17 @@ def _units(estimator, groups):
         if not has_prefix(pipeline):
             yield None, [group]
             continue
-        key = repr(sorted(prefix_fixed.items(), key=lambda kv: kv[0]))
+        shared, truncation = shared_prefix_key(pipeline, prefix_fixed)
+        key = repr((sorted(shared.items(), key=lambda kv: kv[0]), sorted(truncation)))
         if key not in units:
-            units[key] = (pipeline, [])
+            units[key] = ([], [], bool(truncation))
+        units[key][0].append(pipeline)
         units[key][1].append(group)
-    yield from units.values()
+    for pipelines, unit_groups, truncates in units.values():
+        pipeline = pipelines[0]
+        if truncates and len(pipelines) > 1:
+            pipeline = clone(pipeline).set_params(**largest(pipelines))
+        yield pipeline, unit_groups
 
 
 class _DeviceSearchMixin:

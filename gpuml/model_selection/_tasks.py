@@ -66,6 +66,7 @@ from gpuml.model_selection._results import (
     score_batch,
     synchronize,
 )
+from gpuml.model_selection._truncation import SharedDecomposition, split_by_value
 from gpuml.neighbors._search import shared_neighbours
 
 # --------------------------------------------------------------------------
@@ -214,17 +215,28 @@ def evaluate_unit(
                 hooks,
             )
     else:
-        evaluate_pipeline_groups(
-            pipeline,
-            groups,
-            view,
-            folds,
-            splits,
-            scorer,
-            options,
-            table,
-            hooks,
-        )
+        # Prefixes that differ only in a decomposition's n_components share
+        # one decomposition per fold (_truncation.py).
+        # Each part's Pipeline is configured with its own prefix parameters
+        # (a Dask task may hold a part of a unit, whose ``pipeline`` has the
+        # unit's largest n_components).
+        parts = split_by_value(pipeline, groups, estimator)
+        fitter = _fit_prefix
+        if len(parts) > 1:
+            fitter = SharedDecomposition(parts[0][0], _fit_prefix, len(parts))
+        for configured_prefix, part in parts:
+            evaluate_pipeline_groups(
+                configured_prefix,
+                part,
+                view,
+                folds,
+                splits,
+                scorer,
+                options,
+                table,
+                hooks,
+                fit_prefix=fitter,
+            )
 
 
 def evaluate_group(
@@ -590,6 +602,7 @@ def evaluate_pipeline_groups(
     options,
     table,
     hooks=NO_HOOKS,
+    fit_prefix=None,
 ) -> None:
     """Groups of a Pipeline sharing their prefix parameters, fold by fold.
 
@@ -599,7 +612,10 @@ def evaluate_pipeline_groups(
     candidate at a time. Candidates are scored through an assembled, fitted
     Pipeline (so any scorer sees the estimator it expects), batched groups
     through the final step's batch model on the transformed test rows.
+    ``fit_prefix`` fits the prefix on a fold (default :func:`_fit_prefix`;
+    ``_truncation.py`` shares a decomposition between prefixes).
     """
+    fit_prefix = _fit_prefix if fit_prefix is None else fit_prefix
     name, _ = final_step(pipeline)
     prefix = pipeline[:-1]
     try:
@@ -635,7 +651,7 @@ def evaluate_pipeline_groups(
             try:
                 if params_error is not None:  # the same error text on every fold
                     raise params_error.with_traceback(None)
-                fitted_prefix, Xt_train, Xt_test = _fit_prefix(
+                fitted_prefix, Xt_train, Xt_test = fit_prefix(
                     prefix,
                     lead,
                     view,

@@ -1,0 +1,182 @@
+"""A search over a Pipeline starting with PCA or TruncatedSVD decomposes each
+fold once for every ``n_components`` of an exact solver
+(``gpuml/model_selection/_truncation.py``), with the results of separate
+fits (scikit-learn's search, which fits each candidate on its own)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import FitFailedWarning
+from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+from sklearn.pipeline import make_pipeline
+
+from gpuml.decomposition import PCA, TruncatedSVD, _pca, _truncated_svd
+from gpuml.linear_model import LogisticRegression, Ridge
+from gpuml.model_selection import GridSearchCV
+from gpuml.preprocessing import StandardScaler
+
+N_SPLITS = 3
+
+
+@pytest.fixture
+def fits(monkeypatch):
+    """The ``n_components`` of every decomposition fitted (a spy)."""
+    seen = []
+    for cls, method in (
+        (_pca.PCA, "_fit"),
+        (_truncated_svd.TruncatedSVD, "fit_transform"),
+    ):
+        original = getattr(cls, method)
+
+        def spy(self, *args, _original=original, **kwargs):
+            seen.append(self.n_components)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, method, spy)
+    return seen
+
+
+def _data(rng, n_samples=150, n_features=30):
+    X = rng.standard_normal((n_samples, n_features)) @ rng.standard_normal(
+        (n_features, n_features)
+    )
+    y = (X[:, 0] - X[:, 3] + rng.standard_normal(n_samples) > 0).astype(int)
+    return X, y
+
+
+def _assert_same_results(ours, theirs):
+    for key in ("mean_test_score", "split0_test_score", "rank_test_score"):
+        np.testing.assert_allclose(
+            ours.cv_results_[key], theirs.cv_results_[key], rtol=1e-9, atol=1e-12
+        )
+    assert ours.best_params_ == theirs.best_params_
+
+
+@pytest.mark.parametrize("solver", ["full", "covariance_eigh", "arpack", "auto"])
+@pytest.mark.parametrize("scaled", [False, True])
+def test_one_pca_per_fold_serves_every_n_components(backend, rng, fits, solver, scaled):
+    X, y = _data(rng)
+    steps = [PCA(svd_solver=solver)] + ([StandardScaler()] if scaled else [])
+    pipe = make_pipeline(*steps, LogisticRegression())
+    grid = {"pca__n_components": [2, 4, 8, 16], "logisticregression__C": [0.1, 1.0]}
+    ours = GridSearchCV(pipe, grid, cv=N_SPLITS).fit(backend.asarray(X), y)
+    # one decomposition per fold, at the largest n_components, and the refit
+    assert fits == [16] * N_SPLITS + [ours.best_params_["pca__n_components"]]
+    theirs = SkGridSearchCV(pipe, grid, cv=N_SPLITS).fit(X, y)
+    _assert_same_results(ours, theirs)
+
+
+def test_randomized_pca_is_fitted_per_candidate(rng, fits):
+    """The randomized solver's components are not nested: no sharing."""
+    X, y = _data(rng)
+    pipe = make_pipeline(PCA(svd_solver="randomized", random_state=0), Ridge())
+    grid = {"pca__n_components": [2, 4, 8]}
+    GridSearchCV(pipe, grid, cv=N_SPLITS).fit(X, y)
+    assert sorted(fits[:-1]) == sorted([2, 4, 8] * N_SPLITS)
+
+
+def test_truncated_pca_equals_a_separate_fit(rng):
+    X, _ = _data(rng)
+    for solver in ("full", "covariance_eigh", "arpack"):
+        for whiten in (False, True):
+            big = PCA(n_components=12, svd_solver=solver, whiten=whiten).fit(X)
+            small = big._truncated(n_components=5)
+            alone = PCA(n_components=5, svd_solver=solver, whiten=whiten).fit(X)
+            assert big.n_components_ == 12, "the source is left as it was"
+            for name in (
+                "components_",
+                "explained_variance_",
+                "explained_variance_ratio_",
+                "singular_values_",
+                "mean_",
+                "noise_variance_",
+            ):
+                np.testing.assert_array_equal(
+                    getattr(small, name), getattr(alone, name), err_msg=name
+                )
+            assert small.n_components_ == alone.n_components_ == 5
+            np.testing.assert_allclose(
+                small.transform(X), alone.transform(X), rtol=1e-12, atol=1e-12
+            )
+            assert small.score(X) == pytest.approx(alone.score(X), rel=1e-12)
+
+
+def test_a_truncation_raises_what_the_separate_fit_raises(rng):
+    X, _ = _data(rng, n_samples=20, n_features=10)
+    big = PCA(n_components=9, svd_solver="arpack").fit(X)
+    with pytest.raises(ValueError, match="must be between 1 and"):
+        big._truncated(n_components=0)
+    with pytest.raises(ValueError, match="must be between 1 and"):
+        PCA(n_components=0, svd_solver="arpack").fit(X)
+
+
+def test_an_invalid_largest_value_fails_alone(rng, fits):
+    """n_components beyond the data's: that candidate gets error_score (and
+    scikit-learn's warning); the others their separate fits' scores."""
+    X, y = _data(rng, n_features=10)
+    pipe = make_pipeline(PCA(svd_solver="arpack"), LogisticRegression())
+    grid = {"pca__n_components": [2, 5, 10]}  # 10 is not < min(shape) = 10
+    searches = []
+    for Search in (GridSearchCV, SkGridSearchCV):
+        with pytest.warns(FitFailedWarning, match="3 fits failed"):
+            with warnings.catch_warnings():
+                # both searches warn so about the failed candidate's NaN mean
+                warnings.filterwarnings("ignore", "One or more of the test scores")
+                searches.append(Search(pipe, grid, cv=N_SPLITS).fit(X, y))
+    ours, theirs = searches
+    scores, expected = (
+        ours.cv_results_["mean_test_score"],
+        theirs.cv_results_["mean_test_score"],
+    )
+    assert np.isnan(scores[2]) and np.isnan(expected[2])
+    np.testing.assert_allclose(scores[:2], expected[:2], rtol=1e-9)
+
+
+def test_truncated_svd_arpack_on_sparse_text_like_data(backend, rng, fits):
+    X = sp.random(120, 40, density=0.2, format="csr", random_state=rng)
+    sums = np.asarray(X.sum(axis=1)).ravel()
+    y = (sums > np.median(sums)).astype(int)
+    pipe = make_pipeline(
+        TruncatedSVD(algorithm="arpack", random_state=0), LogisticRegression()
+    )
+    grid = {"truncatedsvd__n_components": [2, 5, 10]}
+    ours = GridSearchCV(pipe, grid, cv=N_SPLITS).fit(backend.asarray(X), y)
+    assert fits == [10] * N_SPLITS + [ours.best_params_["truncatedsvd__n_components"]]
+    theirs = SkGridSearchCV(pipe, grid, cv=N_SPLITS).fit(X, y)
+    _assert_same_results(ours, theirs)
+
+
+def test_a_piece_of_a_shared_unit_fits_its_own_prefix(rng, fits):
+    """A Dask task may hold one candidate of a shared unit (whose Pipeline
+    has the unit's largest n_components): it fits the candidate's own."""
+    from gpuml.metrics import get_scorer
+    from gpuml.model_selection._batch import group_candidates
+    from gpuml.model_selection._dask import _one_by_one
+    from gpuml.model_selection._data import SearchData
+    from gpuml.model_selection._results import Options
+    from gpuml.model_selection._search import _units
+    from gpuml.model_selection._tasks import evaluate_unit
+
+    X, y = _data(rng)
+    pipe = make_pipeline(PCA(svd_solver="full"), Ridge())
+    candidates = [{"pca__n_components": n} for n in (3, 9)]
+    (unit,) = _units(pipe, group_candidates(pipe, candidates))
+    assert unit[0].get_params()["pca__n_components"] == 9
+    piece = next(p for p in _one_by_one(unit) if p[1][0].members[0][0] == 0)
+    train, test = np.arange(100), np.arange(100, 150)
+    options = Options(np.nan, False, 0, 1, 2)
+    table: dict = {}
+    data = SearchData(X, y.astype(float), {}, np)
+    scorer = get_scorer("r2")
+    evaluate_unit(pipe, piece, data, [(train, test)], [0], scorer, options, table)
+    assert fits == [3]
+    expected = (
+        make_pipeline(PCA(n_components=3), Ridge())
+        .fit(X[train], y[train])
+        .score(X[test], y[test])
+    )
+    assert float(table[0, 0]["test_scores"]) == pytest.approx(expected, rel=1e-10)
