@@ -15,7 +15,7 @@ gpuml's, on host data). Two hooks raise these errors, worded by
   as ``sklearn.metrics.cluster`` included, which is left to the finder).
 - A missing *module* (``import gpuml.covariance``, ``from
   gpuml.covariance import EmpiricalCovariance``, ``from gpuml import
-  cluster``): a finder at the end of :data:`sys.meta_path`
+  covariance``): a finder at the end of :data:`sys.meta_path`
   (:func:`install_module_finder`, called once by ``gpuml/__init__.py``) is
   asked only after the usual finders found nothing, so real gpuml modules
   never reach it. It answers only for public ``gpuml.<name>`` (no part
@@ -25,8 +25,8 @@ gpuml's, on host data). Two hooks raise these errors, worded by
   ``hasattr(gpuml, "covariance")`` imports nothing and is False.
 
 The module error's ``name`` is None, not the module's name: Python's
-``from gpuml import cluster`` turns a ``ModuleNotFoundError`` whose ``name`` is
-``"gpuml.cluster"`` into a bare "cannot import name", dropping the message.
+``from gpuml import covariance`` turns a ``ModuleNotFoundError`` whose ``name``
+is ``"gpuml.covariance"`` into a bare "cannot import name", dropping the message.
 
 The wording depends on what scikit-learn's object is (a module: whether it
 has estimators): an estimator class works "in Pipelines and gpuml's
