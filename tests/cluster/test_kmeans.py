@@ -17,7 +17,7 @@ from sklearn.cluster import KMeans as SkKMeans
 from sklearn.exceptions import ConvergenceWarning
 
 from gpuml.cluster import KMeans
-from gpuml.cluster import _kmeans as kmeans_module
+from gpuml.cluster import _lloyd as kmeans_module
 
 
 def _blobs(rng, n=600, p=5, k=4, spread=1.5, dtype=np.float64):

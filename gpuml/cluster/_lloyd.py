@@ -1,0 +1,266 @@
+"""The k-means kernels of :mod:`gpuml.cluster._kmeans`: pure functions of
+``xp`` arrays (NumPy or CuPy), every run of a fit as one batch.
+
+See that module's documentation for how they follow scikit-learn's
+iterates.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+
+from gpuml._array import is_sparse, to_host
+from gpuml._linalg import sparse_module
+
+# Entries of one block of the assignment's product (rows x runs x clusters).
+_BLOCK = 2**24
+
+
+def sq_norms(X, xp: ModuleType):
+    """Squared Euclidean norm of each row of dense or CSR ``X``."""
+    if is_sparse(X):
+        return xp.asarray(X.multiply(X).sum(axis=1)).ravel().astype(X.dtype)
+    return xp.einsum("ij,ij->i", X, X)
+
+
+def dense_rows(X, rows, xp: ModuleType):
+    """Rows ``rows`` (host integers) of dense or CSR ``X``, dense."""
+    rows = xp.asarray(np.asarray(rows, dtype=np.int64))
+    picked = X[rows]
+    return picked.toarray() if is_sparse(picked) else picked
+
+
+def _sq_distances_to_rows(X, rows, x_sq, xp: ModuleType):
+    """Squared distances, shape ``(len(rows), n_samples)``, from the rows
+    ``rows`` of ``X`` to every row (``||a||^2 - 2 a.b + ||b||^2``, clipped
+    at 0, as scikit-learn's ``euclidean_distances`` computes them)."""
+    picked = dense_rows(X, rows, xp)
+    products = xp.asarray(X @ picked.T).T
+    d = x_sq[xp.asarray(np.asarray(rows, dtype=np.int64))][:, None] - 2 * products
+    d += x_sq[None, :]
+    return xp.maximum(d, 0, out=d)
+
+
+def kmeans_plusplus(X, n_clusters, x_sq, w, w_host, random_state, xp):
+    """Row indices of the k-means++ seeds (scikit-learn's ``_kmeans_plusplus``,
+    draw for draw from ``random_state``)."""
+    n_samples = X.shape[0]
+    n_local_trials = 2 + int(np.log(n_clusters))
+    first = random_state.choice(n_samples, p=w_host / w_host.sum())
+    chosen = [int(first)]
+    closest = _sq_distances_to_rows(X, chosen, x_sq, xp)[0]
+    potential = to_host(closest @ w)
+    for _ in range(1, n_clusters):
+        rand_vals = random_state.uniform(size=n_local_trials) * potential
+        cumulative = xp.cumsum(w * closest)
+        # Compared in float64, as NumPy's searchsorted of scikit-learn does.
+        candidates = xp.searchsorted(
+            cumulative.astype(xp.float64), xp.asarray(rand_vals, dtype=xp.float64)
+        )
+        candidates = to_host(xp.minimum(candidates, n_samples - 1))
+        d = _sq_distances_to_rows(X, candidates, x_sq, xp)
+        xp.minimum(closest[None, :], d, out=d)
+        potentials = to_host(d @ w)
+        best = int(np.argmin(potentials))
+        potential = potentials[best]
+        closest = d[best]
+        chosen.append(int(candidates[best]))
+    return chosen
+
+
+def assign(X, centers, xp: ModuleType):
+    """Labels, shape ``(n_runs, n_samples)`` int32, of every run's centres
+    ``(n_runs, n_clusters, n_features)``: the centre of smallest
+    ``||c||^2 - 2 x.c``, the first on a tie."""
+    n_runs, n_clusters, n_features = centers.shape
+    flat = centers.reshape(n_runs * n_clusters, n_features)
+    c_sq = xp.einsum("ij,ij->i", flat, flat)
+    n_samples = X.shape[0]
+    labels = xp.empty((n_runs, n_samples), dtype=xp.int32)
+    step = max(1, _BLOCK // (n_runs * n_clusters))
+    for start in range(0, n_samples, step):
+        scores = xp.asarray(X[start : start + step] @ flat.T)
+        scores = c_sq[None, :] - 2 * scores
+        block = scores.reshape(scores.shape[0], n_runs, n_clusters)
+        labels[:, start : start + step] = xp.argmin(block, axis=2).T
+    return labels
+
+
+def cluster_sums(X, labels, w, n_clusters: int, xp: ModuleType):
+    """Weighted sums ``(n_runs, n_clusters, n_features)`` and weights
+    ``(n_runs, n_clusters)`` of each run's clusters: one product of a sparse
+    one-hot matrix (a weight per sample) with ``X``."""
+    n_runs, n_samples = labels.shape
+    # cupyx's sparse matrices take 32-bit indices.
+    index = xp.int32 if max(n_runs * n_clusters, n_samples) < 2**31 else xp.int64
+    offsets = xp.arange(n_runs, dtype=index)[:, None] * n_clusters
+    rows = (labels.astype(index) + offsets).ravel()
+    cols = xp.tile(xp.arange(n_samples, dtype=index), n_runs)
+    data = xp.tile(w, n_runs)
+    one_hot = sparse_module(xp).csr_matrix(
+        (data, (rows, cols)), shape=(n_runs * n_clusters, n_samples)
+    )
+    sums = one_hot @ X
+    sums = sums.toarray() if is_sparse(sums) else xp.asarray(sums)
+    weights = xp.bincount(rows, weights=data, minlength=n_runs * n_clusters)
+    return (
+        sums.reshape(n_runs, n_clusters, X.shape[1]).astype(X.dtype, copy=False),
+        weights.reshape(n_runs, n_clusters).astype(X.dtype, copy=False),
+    )
+
+
+def _sq_distances_to_own_center(X, centers, labels, x_sq, xp: ModuleType):
+    """Squared distance of each sample to its centre ``centers[labels]``."""
+    own = centers[labels]
+    if is_sparse(X):
+        dots = xp.asarray(X.multiply(own).sum(axis=1)).ravel()
+        d = x_sq - 2 * dots + xp.einsum("ij,ij->i", own, own)
+        return xp.maximum(d, 0)
+    diff = X - own
+    return xp.einsum("ij,ij->i", diff, diff)
+
+
+def relocate_empty_clusters(X, w_host, centers_old, sums, weights, labels, x_sq, xp):
+    """scikit-learn's ``_relocate_empty_clusters`` for one run, in place on
+    ``sums`` and ``weights``: each empty cluster takes, in turn, one of the
+    samples farthest from their centre, with that sample's weight."""
+    empty = np.flatnonzero(to_host(weights) == 0)
+    if empty.size == 0:
+        return
+    distances = to_host(_sq_distances_to_own_center(X, centers_old, labels, x_sq, xp))
+    if distances.max() == 0:  # more clusters than distinct samples
+        return
+    n_empty = empty.size
+    far = np.argpartition(distances, -n_empty)[: -n_empty - 1 : -1]
+    old_labels = to_host(labels[xp.asarray(far)])
+    rows = dense_rows(X, far, xp)
+    for i, (new, far_idx, old) in enumerate(zip(empty, far, old_labels, strict=True)):
+        weight = w_host[far_idx]
+        sums[old] -= rows[i] * weight
+        sums[new] = rows[i] * weight
+        weights[new] = weight
+        weights[old] -= weight
+
+
+def average_centers(sums, weights, xp: ModuleType):
+    """Centres from sums and weights; an empty cluster (left where relocation
+    was pointless) at the centre of the heaviest one, as in scikit-learn."""
+    filled = weights > 0
+    scale = 1.0 / xp.where(filled, weights, 1)
+    centers = sums * scale[..., None].astype(sums.dtype)
+    heaviest = xp.argmax(weights, axis=1)
+    runs = xp.arange(sums.shape[0])
+    return xp.where(filled[..., None], centers, centers[runs, heaviest][:, None, :])
+
+
+def inertia(X, centers, labels, w, x_sq, xp: ModuleType) -> float:
+    """Weighted sum of squared distances of the samples to their centres."""
+    d = _sq_distances_to_own_center(X, centers, labels, x_sq, xp)
+    return float(to_host(xp.sum(d.astype(xp.float64) * w)))
+
+
+def distances(X, centers, xp: ModuleType):
+    """Euclidean distances ``(n_samples, n_clusters)`` of the rows of ``X``
+    to ``centers``, in ``X``'s dtype. Dense rows: from their differences,
+    in blocks of rows (a centre is at 0 from itself, where the expansion
+    ``||x||^2 - 2 x.c + ||c||^2`` leaves a rounding error's square root);
+    sparse rows: from the expansion in float64."""
+    centers = centers.astype(X.dtype, copy=False)
+    if is_sparse(X):
+        X64, c64 = X.astype(xp.float64), centers.astype(xp.float64)
+        d = xp.asarray(X64 @ c64.T) * -2
+        d += sq_norms(X64, xp)[:, None]
+        d += xp.einsum("ij,ij->i", c64, c64)[None, :]
+        return xp.sqrt(xp.maximum(d, 0)).astype(X.dtype, copy=False)
+    n_clusters, n_features = centers.shape
+    out = xp.empty((X.shape[0], n_clusters), dtype=X.dtype)
+    step = max(1, _BLOCK // max(1, n_clusters * n_features))
+    for start in range(0, X.shape[0], step):
+        diff = X[start : start + step, None, :] - centers[None, :, :]
+        out[start : start + step] = xp.sqrt(xp.einsum("ijk,ijk->ij", diff, diff))
+    return out
+
+
+def same_clustering(a, b, xp: ModuleType) -> bool:
+    """Whether labels ``b`` are a function of labels ``a`` (scikit-learn's
+    ``_is_same_clustering``): as many distinct pairs as distinct ``a``."""
+    pairs = a.astype(xp.int64) * (int(to_host(b.max())) + 1) + b
+    return int(xp.unique(pairs).size) == int(xp.unique(a).size)
+
+
+def lloyd(X, w, w_host, centers, x_sq, *, max_iter, tol, xp, verbose=False):
+    """Run Lloyd's iterations for every run of ``centers``
+    ``(n_runs, n_clusters, n_features)`` together.
+
+    Returns the final centres, labels ``(n_runs, n_samples)`` and the number
+    of iterations of each run (host array).
+    """
+    n_runs, n_clusters, _ = centers.shape
+    final_centers = xp.empty_like(centers)
+    final_labels = xp.empty((n_runs, X.shape[0]), dtype=xp.int32)
+    n_iter = np.zeros(n_runs, dtype=np.int64)
+    strict = np.zeros(n_runs, dtype=bool)
+    active = np.arange(n_runs)
+    current = centers
+    labels_old = xp.full((n_runs, X.shape[0]), -1, dtype=xp.int32)
+    for i in range(max_iter):
+        labels = assign(X, current, xp)
+        sums, weights = cluster_sums(X, labels, w, n_clusters, xp)
+        for r in np.flatnonzero(to_host((weights == 0).any(axis=1))):
+            relocate_empty_clusters(
+                X, w_host, current[r], sums[r], weights[r], labels[r], x_sq, xp
+            )
+        new = average_centers(sums, weights, xp)
+        if verbose:
+            value = inertia(X, current[0], labels[0], w, x_sq, xp)
+            print(f"Iteration {i}, inertia {value}.")
+        unchanged = to_host((labels == labels_old).all(axis=1))
+        shift = xp.sqrt(((new - current) ** 2).sum(axis=2))
+        shift_total = to_host((shift**2).sum(axis=1))
+        done = unchanged | (shift_total <= tol)
+        if verbose and done[0]:
+            if unchanged[0]:
+                print(f"Converged at iteration {i}: strict convergence.")
+            else:
+                print(
+                    f"Converged at iteration {i}: center shift "
+                    f"{shift_total[0]} within tolerance {tol}."
+                )
+        if i == max_iter - 1:
+            done[:] = True
+        stopped = np.flatnonzero(done)
+        if stopped.size:
+            where = xp.asarray(stopped)
+            runs = active[stopped]
+            final_centers[xp.asarray(runs)] = new[where]
+            final_labels[xp.asarray(runs)] = labels[where]
+            n_iter[runs] = i + 1
+            strict[runs] = unchanged[stopped]
+        going = np.flatnonzero(~done)
+        if going.size == 0:
+            break
+        active = active[going]
+        current = new[xp.asarray(going)]
+        labels_old = labels[xp.asarray(going)]
+    if not strict.all():
+        # The labels of the final centres (scikit-learn's last E-step).
+        loose = np.flatnonzero(~strict)
+        final_labels[xp.asarray(loose)] = assign(
+            X, final_centers[xp.asarray(loose)], xp
+        )
+    return final_centers, final_labels, n_iter
+
+
+def tolerance(X, tol: float, xp: ModuleType) -> float:
+    """``tol`` times the mean variance of the features (scikit-learn's)."""
+    if tol == 0:
+        return 0.0
+    if is_sparse(X):
+        from gpuml.preprocessing._data import sparse_mean_var
+
+        variances = sparse_mean_var(X, None, xp=xp)[1]
+    else:
+        variances = xp.var(X, axis=0)
+    return float(to_host(xp.mean(variances))) * tol
