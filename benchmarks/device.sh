@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one script for the GPU machine (see docs/development.md). From the repo
 # root, with .gpu carried along:
-#   source .gpu/env.sh && bash benchmarks/device.sh [tests|tests-split] [bench NAME...]
+#   source .gpu/env.sh && bash benchmarks/device.sh [tests|tests-split|tests-in PATH...] [bench NAME...]
 # tests-split needs two or four GPUs (nvidia-h100-x2, -x4): a share of the
 # suite on each.
 # Logs go to $OUT (the device tool brings them back) or /tmp/gpuml-out.
@@ -22,14 +22,18 @@ while [[ $# -gt 0 ]]; do
       shift
       n_gpus=$(nvidia-smi -L | wc -l)
       if (( n_gpus >= 4 )); then
-        groups=("tests/model_selection"
-                "tests/manifold tests/neighbors tests/feature_extraction tests/preprocessing"
-                "tests/linear_model tests/metrics"
-                "$(echo tests/test_*.py)")
+        groups=("tests/model_selection tests/svm"
+                "tests/manifold tests/neighbors tests/feature_extraction tests/preprocessing tests/cluster"
+                "tests/linear_model tests/metrics tests/naive_bayes"
+                "tests/decomposition $(echo tests/test_*.py)")
       else
-        groups=("tests/model_selection tests/manifold tests/neighbors"
-                "tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing $(echo tests/test_*.py)")
+        groups=("tests/model_selection tests/manifold tests/neighbors tests/svm tests/cluster"
+                "tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing tests/naive_bayes tests/decomposition $(echo tests/test_*.py)")
       fi
+      # Every test folder is in a group (a new family must be added above).
+      for dir in tests/*/; do
+        [[ $dir == *__pycache__* || " ${groups[*]} " == *" ${dir%/} "* ]] || echo "tests-split: ${dir%/} is in no group" >&2
+      done
       pids=()
       for i in "${!groups[@]}"; do
         # shellcheck disable=SC2086 # each group is a list of paths
@@ -42,6 +46,14 @@ while [[ $# -gt 0 ]]; do
         status=$(( status | $? ))
       done
       for i in "${!groups[@]}"; do tail -n 25 "$out/pytest-$i.log"; done
+      ;;
+    tests-in)
+      # tests-in PATH...: the tests under those paths only.
+      shift
+      paths=()
+      while [[ $# -gt 0 && $1 != bench && $1 != tests* ]]; do paths+=("$1"); shift; done
+      python3 -m pytest -q -p no:cacheprovider "${paths[@]}" 2>&1 | tee "$out/pytest-in.log" | tail -60
+      status=$(( status | PIPESTATUS[0] ))
       ;;
     bench)
       shift
