@@ -69,8 +69,20 @@ def move_fitted_to_family(estimator, family: str) -> None:
     if not isinstance(estimator, DeviceCacheMixin):
         return
     for name, value in list(vars(estimator).items()):
-        if name.endswith("_") and not name.startswith("_") and hasattr(value, "shape"):
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        if hasattr(value, "shape"):
             setattr(estimator, name, to_family_attribute(value, family))
+        elif isinstance(value, list) and any(hasattr(v, "shape") for v in value):
+            # a list of arrays (CategoricalNB's per-feature counts)
+            setattr(
+                estimator,
+                name,
+                [
+                    to_family_attribute(v, family) if hasattr(v, "shape") else v
+                    for v in value
+                ],
+            )
 
 
 def accepts_device_input(estimator, X=None) -> bool:

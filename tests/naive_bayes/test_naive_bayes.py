@@ -451,3 +451,24 @@ def test_outlying_rows(backend, rng, name, dtype):
         rtol=rtol,
         atol=rtol,
     )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_search_best_categorical_nb_holds_host_lists_for_host_data(device, rng):
+    """A search on NumPy data refits its best model on the device copy when
+    it computes on the GPU: CategoricalNB's list attributes come back to the
+    host with its array attributes, as fitting it on the user's data gives."""
+    X = rng.integers(0, 4, size=(120, 3))
+    y = rng.integers(0, 2, size=120)
+    with config_context(device=device):
+        search = GridSearchCV(gnb.CategoricalNB(), {"alpha": [0.5, 1.0]}, cv=3)
+        search.fit(X, y)
+    best = search.best_estimator_
+    for name in ("category_count_", "feature_log_prob_"):
+        assert all(type(a) is np.ndarray for a in getattr(best, name)), name
+    assert type(best.class_count_) is np.ndarray
+    theirs = skn.CategoricalNB(alpha=search.best_params_["alpha"]).fit(X, y)
+    for ours, expected in zip(
+        best.feature_log_prob_, theirs.feature_log_prob_, strict=True
+    ):
+        np.testing.assert_allclose(ours, expected, rtol=1e-12)
