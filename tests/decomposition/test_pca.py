@@ -45,8 +45,10 @@ def _assert_same_fit(ours, theirs, backend, rtol=1e-6, atol=1e-6):
             atol=atol,
             err_msg=name,
         )
+    # the noise variance is a difference of variances: in float32 it keeps
+    # fewer digits than the components (1.1e-5 apart in one draw in 200)
     np.testing.assert_allclose(
-        float(ours.noise_variance_), float(theirs.noise_variance_), rtol=1e-5
+        float(ours.noise_variance_), float(theirs.noise_variance_), rtol=max(rtol, 1e-5)
     )
     assert ours.n_components_ == theirs.n_components_
     assert ours.n_samples_ == theirs.n_samples_
