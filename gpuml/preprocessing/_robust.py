@@ -85,7 +85,7 @@ def column_nanpercentiles(X_sorted, n_valid, percentiles, *, xp: ModuleType):
         virtual = (count - 1) * (float(percentile) / 100.0)
         previous = xp.floor(virtual)
         above = virtual >= count - 1
-        low_index = xp.where(above, last, xp.clip(previous, 0, None).astype(last.dtype))
+        low_index = xp.where(above, last, xp.maximum(previous, 0).astype(last.dtype))
         high_index = xp.where(above, last, xp.minimum(low_index + 1, last))
         gamma = xp.where(above, 0.0, virtual - previous)
         a = _order_statistic(X_sorted, low_index, xp=xp).astype(f64)

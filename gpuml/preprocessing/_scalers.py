@@ -94,7 +94,7 @@ def sparse_column_abs_max(X, *, xp: ModuleType):
         n_stored = xp.zeros(n_features, dtype=xp.int64)
     # Implicit zeros (a column not full) take part as a zero.
     max_abs = xp.where(n_stored < n_samples, xp.maximum(max_abs, 0), max_abs)
-    return xp.where(xp.isneginf(max_abs), xp.asarray(np.nan, dtype=data.dtype), max_abs)
+    return xp.where(max_abs == -np.inf, xp.asarray(np.nan, dtype=data.dtype), max_abs)
 
 
 def _writable_copy(X, X_in, copy: bool):
