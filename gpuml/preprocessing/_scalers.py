@@ -4,7 +4,10 @@ Both keep per-feature extrema, so incremental fitting (``partial_fit``) is
 exact: the running minimum (maximum) of the batches is the minimum (maximum)
 of their union. The statistics are computed once, against an array namespace
 ``xp`` (NumPy or CuPy), and kept in the dtype of the training data, as in
-scikit-learn; NaNs are ignored in fit and kept in transform.
+scikit-learn; NaNs are ignored in fit and kept in transform. Batches are
+combined with ``fmin``/``fmax``, so a feature that is all NaN in one batch
+keeps the extrema of the others (scikit-learn's ``minimum``/``maximum``
+make it NaN for good).
 
 Sparse CSR/CSC matrices (MaxAbsScaler) are never densified: the per-column
 maximum of the stored absolute values is a segmented maximum (a sort by
@@ -290,8 +293,8 @@ class MinMaxScaler(
         data_min = xp.nanmin(X, axis=0)
         data_max = xp.nanmax(X, axis=0)
         if not first_pass:
-            data_min = xp.minimum(self._fitted("data_min_", xp), data_min)
-            data_max = xp.maximum(self._fitted("data_max_", xp), data_max)
+            data_min = xp.fmin(self._fitted("data_min_", xp), data_min)
+            data_max = xp.fmax(self._fitted("data_max_", xp), data_max)
         data_range = data_max - data_min
         scale = (high - low) / handle_zeros_in_scale(data_range, xp)
         self._count(X, first_pass)
@@ -487,7 +490,7 @@ class MaxAbsScaler(
         else:
             max_abs = xp.nanmax(xp.abs(X), axis=0)
         if not first_pass:
-            max_abs = xp.maximum(self._fitted("max_abs_", xp), max_abs)
+            max_abs = xp.fmax(self._fitted("max_abs_", xp), max_abs)
         self._count(X, first_pass)
         self.max_abs_ = to_family(max_abs, family)
         self.scale_ = to_family(handle_zeros_in_scale(max_abs, xp), family)
