@@ -24,6 +24,7 @@ from gpuml._array import (
 from gpuml._linalg import sparse_coords
 from gpuml._sklearn_compat import fit_context
 from gpuml._validation import validate_data
+from gpuml.base import DeviceCacheMixin
 from gpuml.preprocessing._data import _FLOAT_DTYPES, _may_overwrite
 from gpuml.preprocessing._scalers import canonical, handle_zeros_in_scale, segment_max
 
@@ -78,7 +79,9 @@ def normalize_csr(X, norm: str, *, xp: ModuleType):
     return X
 
 
-class Normalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class Normalizer(
+    DeviceCacheMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+):
     """Normalize samples individually to unit norm.
 
     Each sample (row of the data matrix) with at least one non-zero
@@ -158,6 +161,9 @@ class Normalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             Fitted transformer.
         """
         validate_data(self, X, xp=compute_namespace(), accept_sparse="csr")
+        # No fitted arrays; the mixin marks a gpuml estimator, which a
+        # search feeds data on the device (gpuml.base.accepts_device_input).
+        self._reset_device_cache()
         return self
 
     def transform(self, X, copy=None):

@@ -393,3 +393,16 @@ def test_robust_quantiles_at_the_edges(backend, rng, quantile_range, n_samples):
     np.testing.assert_allclose(
         backend.to_numpy(got), theirs.transform(X), rtol=1e-12, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("name", sorted(ATTRIBUTES))
+def test_a_search_feeds_pipelines_of_the_scalers_device_data(name):
+    """gpuml's searches keep the folds on the device only for pipelines of
+    gpuml estimators (gpuml.base.accepts_device_input)."""
+    from gpuml.base import accepts_device_input
+
+    assert accepts_device_input(getattr(gp, name)())
+    assert accepts_device_input(
+        make_pipeline(getattr(gp, name)(), LogisticRegression())
+    )
+    assert not accepts_device_input(getattr(skp, name)())
