@@ -49,7 +49,13 @@ from gpuml.naive_bayes import (
     MultinomialNB,
 )
 from gpuml.neighbors import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
-from gpuml.preprocessing import StandardScaler
+from gpuml.preprocessing import (
+    MaxAbsScaler,
+    MinMaxScaler,
+    Normalizer,
+    RobustScaler,
+    StandardScaler,
+)
 from gpuml.svm import LinearSVC, LinearSVR
 from tests.conftest import DEVICES
 
@@ -81,6 +87,15 @@ ESTIMATORS = [
     RidgeClassifierCV(alphas=[0.1, 1.0], cv=2),
     StandardScaler(),
     StandardScaler(with_mean=False, with_std=False),
+    MinMaxScaler(),
+    MinMaxScaler(feature_range=(-1, 2), clip=True),
+    MaxAbsScaler(),
+    MaxAbsScaler(clip=True),
+    RobustScaler(),
+    RobustScaler(with_centering=False, quantile_range=(10.0, 90.0)),
+    RobustScaler(unit_variance=True),
+    Normalizer(),
+    Normalizer(norm="max"),
     KMeans(n_clusters=2, random_state=0),
     KMeans(n_clusters=3, init="random", n_init=3, random_state=0),
     TfidfTransformer(),

@@ -93,7 +93,12 @@ OTHER_USE = "works alongside gpuml, on host data"
     "module, name, sklearn_module, use",
     [
         ("gpuml.linear_model", "LassoLars", "sklearn.linear_model", ESTIMATOR_USE),
-        ("gpuml.preprocessing", "MinMaxScaler", "sklearn.preprocessing", ESTIMATOR_USE),
+        (
+            "gpuml.preprocessing",
+            "QuantileTransformer",
+            "sklearn.preprocessing",
+            ESTIMATOR_USE,
+        ),
         ("gpuml.svm", "SVC", "sklearn.svm", ESTIMATOR_USE),
         (
             "gpuml.feature_extraction.text",

@@ -2,8 +2,17 @@
 
 from gpuml import _missing
 from gpuml.preprocessing._data import StandardScaler
+from gpuml.preprocessing._normalize import Normalizer
+from gpuml.preprocessing._robust import RobustScaler
+from gpuml.preprocessing._scalers import MaxAbsScaler, MinMaxScaler
 
-__all__ = ["StandardScaler"]
+__all__ = [
+    "MaxAbsScaler",
+    "MinMaxScaler",
+    "Normalizer",
+    "RobustScaler",
+    "StandardScaler",
+]
 
 # scikit-learn's names that gpuml lacks: an ImportError that says what to use.
 __getattr__ = _missing.module_getattr(__name__, "sklearn.preprocessing", __all__)
