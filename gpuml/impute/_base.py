@@ -1,0 +1,852 @@
+"""Univariate imputation: :class:`SimpleImputer` and :class:`MissingIndicator`.
+
+Numeric data (dense, or sparse CSC/CSR) are imputed in the compute namespace
+``xp`` (NumPy or CuPy) by the column kernels of :mod:`._kernels`: the mean,
+the median (columns sorted on the device) and the most frequent value (a
+run-length count of the sorted columns, ties to the smallest value), with
+scikit-learn's results. Three cases run scikit-learn's own helpers on the
+host, column by column, as scikit-learn does: object (string) columns, the
+median and most frequent value of sparse input, and a callable ``strategy``.
+
+Fitted attributes are in the family of the training input, outputs in the
+family of the input; errors and warnings are scikit-learn's.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from types import ModuleType
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import assert_all_finite as sk_assert_all_finite
+from sklearn.utils.validation import check_is_fitted
+
+from gpuml._array import (
+    HOST,
+    compute_namespace,
+    input_family,
+    is_sparse,
+    namespace_of,
+    to_family,
+    to_host,
+    to_namespace,
+    to_output,
+)
+from gpuml._linalg import sparse_coords, sparse_module
+from gpuml._sklearn_compat import (
+    MissingValues,
+    StrOptions,
+    align_sparse_output,
+    check_feature_names_in,
+    check_n_features,
+    fit_context,
+    get_mask,
+    host_most_frequent,
+    host_sparse_median,
+    is_pandas_na,
+    is_scalar_nan,
+)
+from gpuml._validation import assert_all_finite, validate_data
+from gpuml.base import DeviceCacheMixin
+from gpuml.impute._kernels import (
+    column_mean,
+    column_median,
+    column_most_frequent,
+    missing_mask,
+    sparse_column_mean,
+)
+
+# scikit-learn's FLOAT_DTYPES: preserved by mean, median and callables.
+_FLOAT_DTYPES = (np.float64, np.float32, np.float16)
+_SPARSE_ZERO = (
+    "Imputation not possible when missing_values == 0 and input is sparse. "
+    "Provide a dense array instead."
+)
+_UNSUPPORTED_DTYPE = (
+    "{name} does not support data with dtype {dtype}. Please provide either a "
+    "numeric array (with a floating point or integer dtype) or categorical "
+    "data represented either as an array with integer dtype or an array of "
+    "string values with an object dtype."
+)
+
+
+def _is_nan(missing_values) -> bool:
+    return bool(is_pandas_na(missing_values) or is_scalar_nan(missing_values))
+
+
+def _check_inputs_dtype(X, missing_values) -> None:
+    if is_pandas_na(missing_values):
+        return
+    if X.dtype.kind in "fiu" and not isinstance(missing_values, numbers.Real):
+        raise ValueError(
+            "'X' and 'missing_values' types are expected to be both numerical. "
+            f"Got X.dtype={X.dtype} and  type(missing_values)="
+            f"{type(missing_values)}."
+        )
+
+
+def _validate(estimator, X, *, in_fit, dtype, allow_nan, accept_sparse):
+    """Validate ``X`` and move it to where it is computed on.
+
+    Returns ``(X, xp)``: numeric data in the compute namespace, object data
+    on the host (``xp`` is NumPy). Validation runs where the data are (host
+    data are not uploaded before their dtype is known); the NaN/inf scan
+    runs in ``xp``.
+    """
+    xp = compute_namespace()
+    X = validate_data(
+        estimator,
+        X,
+        xp=np if input_family(X) == HOST else xp,
+        reset=in_fit,
+        accept_sparse=accept_sparse,
+        dtype=dtype,
+        ensure_all_finite=False,
+    )
+    if X.dtype.kind == "O":
+        sk_assert_all_finite(
+            X, allow_nan=allow_nan, estimator_name=type(estimator).__name__
+        )
+        return X, np
+    X = to_namespace(X, xp)
+    assert_all_finite(
+        X, xp=xp, allow_nan=allow_nan, estimator=estimator, input_name="X"
+    )
+    return X, xp
+
+
+def _mask(X, missing_values, xp: ModuleType):
+    """The missing-value mask of ``X``: dense bool, or for sparse ``X`` a
+    bool array over its stored values."""
+    values = X.data if is_sparse(X) else X
+    if values.dtype.kind == "O":
+        return get_mask(values, missing_values)
+    return missing_mask(values, missing_values, is_nan=_is_nan(missing_values), xp=xp)
+
+
+def _sparse_like(X, data, xp: ModuleType):
+    """A sparse matrix of ``X``'s format and structure holding ``data``."""
+    if xp is np:
+        from scipy import sparse as sp
+
+        kind = sp.csr_array if X.format == "csr" else sp.csc_array
+        return align_sparse_output(
+            kind((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+        )
+    cusp = sparse_module(xp)
+    kind = cusp.csr_matrix if X.format == "csr" else cusp.csc_matrix
+    return kind((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+
+
+class _BaseImputer(TransformerMixin, DeviceCacheMixin, BaseEstimator):
+    """Parameters and the ``add_indicator`` machinery of the imputers."""
+
+    _parameter_constraints: dict = {
+        "missing_values": [MissingValues()],
+        "add_indicator": ["boolean"],
+        "keep_empty_features": ["boolean"],
+    }
+
+    def __init__(
+        self, *, missing_values=np.nan, add_indicator=False, keep_empty_features=False
+    ):
+        self.missing_values = missing_values
+        self.add_indicator = add_indicator
+        self.keep_empty_features = keep_empty_features
+
+    def _fit_indicator(self, mask, family: str) -> None:
+        """Fit :attr:`indicator_` on the missing-value mask of the training data."""
+        if self.add_indicator:
+            self.indicator_ = MissingIndicator(
+                missing_values=self.missing_values, error_on_new=False
+            )
+            self.indicator_._fit(mask, precomputed=True, family=family)
+        else:
+            self.indicator_ = None
+
+    def _concatenate_indicator(self, X_imputed, mask, xp: ModuleType):
+        """``X_imputed`` with the indicator columns of ``mask`` appended."""
+        if not self.add_indicator:
+            return X_imputed
+        X_indicator = self.indicator_._transform_precomputed(mask, xp)
+        if is_sparse(X_imputed):
+            stacked = sparse_module(xp).hstack(
+                (X_imputed, X_indicator), format=X_imputed.format
+            )
+            return align_sparse_output(stacked) if xp is np else stacked
+        return xp.concatenate((X_imputed, X_indicator.astype(X_imputed.dtype)), axis=1)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = _is_nan(self.missing_values)
+        tags.input_tags.sparse = True
+        return tags
+
+
+class SimpleImputer(_BaseImputer):
+    """Univariate imputer for completing missing values with simple strategies.
+
+    Replace missing values by a statistic of each column (mean, median, most
+    frequent value) or by a constant. Same API and results as
+    :class:`sklearn.impute.SimpleImputer`; numeric statistics and the
+    imputation are computed on the GPU when one is used (see
+    :func:`gpuml.set_config`), and outputs come back in the family of the
+    input.
+
+    Parameters
+    ----------
+    missing_values : int, float, str, np.nan, None or pandas.NA, default=np.nan
+        The placeholder for the missing values. All occurrences of
+        `missing_values` are imputed.
+
+    strategy : str or callable, default='mean'
+        ``"mean"``, ``"median"`` (numeric data only), ``"most_frequent"``
+        (the smallest of the most frequent values), ``"constant"``
+        (``fill_value``), or a callable returning the statistic of a 1-d
+        array of a column's non-missing values.
+
+    fill_value : str or numerical value, default=None
+        The value of ``strategy="constant"``; None means 0 for numerical
+        data and ``"missing_value"`` for strings or object data.
+
+    copy : bool, default=True
+        If False, impute in place where possible (a writeable float array or
+        CSC matrix of the compute namespace).
+
+    add_indicator : bool, default=False
+        If True, a :class:`MissingIndicator` transform is stacked onto the
+        output (features with missing values at fit time only).
+
+    keep_empty_features : bool, default=False
+        If True, features made only of missing values at fit time are kept,
+        imputed with 0 (with ``fill_value`` for ``strategy="constant"``);
+        otherwise they are dropped by :meth:`transform`.
+
+    Attributes
+    ----------
+    statistics_ : ndarray of shape (n_features,)
+        The imputation fill value of each feature (NaN for features dropped
+        by :meth:`transform`).
+
+    indicator_ : MissingIndicator or None
+        The indicator of ``add_indicator=True``, else None.
+
+    n_features_in_ : int
+        Number of features seen during :term:`fit`.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during :term:`fit`. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    sklearn.impute.SimpleImputer : The scikit-learn estimator.
+    MissingIndicator : Binary indicators for missing values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.impute import SimpleImputer
+    >>> imp_mean = SimpleImputer(missing_values=np.nan, strategy="mean")
+    >>> imp_mean.fit([[7, 2, 3], [4, np.nan, 6], [10, 5, 9]])
+    SimpleImputer()
+    >>> X = [[np.nan, 2, 3], [4, np.nan, 6], [10, np.nan, 9]]
+    >>> print(imp_mean.transform(X))
+    [[ 7.   2.   3. ]
+     [ 4.   3.5  6. ]
+     [10.   3.5  9. ]]
+    """
+
+    _parameter_constraints: dict = {
+        **_BaseImputer._parameter_constraints,
+        "strategy": [
+            StrOptions({"mean", "median", "most_frequent", "constant"}),
+            callable,
+        ],
+        "fill_value": "no_validation",
+        "copy": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        missing_values=np.nan,
+        strategy="mean",
+        fill_value=None,
+        copy=True,
+        add_indicator=False,
+        keep_empty_features=False,
+    ):
+        super().__init__(
+            missing_values=missing_values,
+            add_indicator=add_indicator,
+            keep_empty_features=keep_empty_features,
+        )
+        self.strategy = strategy
+        self.fill_value = fill_value
+        self.copy = copy
+
+    def _validate_input(self, X, in_fit: bool):
+        """scikit-learn's checks; returns ``(X, xp)`` (see :func:`_validate`)."""
+        if self.strategy in ("most_frequent", "constant"):
+            # A list with strings becomes an object array, not a unicode one.
+            is_str_list = isinstance(X, list) and any(
+                isinstance(elem, str) for row in X for elem in row
+            )
+            dtype = object if is_str_list else None
+        else:
+            dtype = _FLOAT_DTYPES
+        if not in_fit and self._fit_dtype.kind == "O":
+            dtype = self._fit_dtype
+        try:
+            X, xp = _validate(
+                self,
+                X,
+                in_fit=in_fit,
+                dtype=dtype,
+                allow_nan=_is_nan(self.missing_values),
+                accept_sparse="csc",
+            )
+        except ValueError as error:
+            if "could not convert" in str(error):
+                raise ValueError(
+                    f"Cannot use {self.strategy} strategy with non-numeric "
+                    f"data:\n{error}"
+                ) from None
+            raise
+        if in_fit:
+            self._fit_dtype = X.dtype
+        _check_inputs_dtype(X, self.missing_values)
+        if X.dtype.kind not in "iufO":
+            raise ValueError(
+                _UNSUPPORTED_DTYPE.format(name="SimpleImputer", dtype=X.dtype)
+            )
+        if is_sparse(X) and self.missing_values == 0:
+            raise ValueError(_SPARSE_ZERO)
+        if self.strategy == "constant":
+            self._check_fill_dtype(X, in_fit)
+        return X, xp
+
+    def _check_fill_dtype(self, X, in_fit: bool) -> None:
+        if in_fit and self.fill_value is not None:
+            fill_dtype = type(self.fill_value)
+            message = (
+                f"fill_value={self.fill_value!r} (of type {fill_dtype!r}) cannot be "
+                f"cast to the input data that is {X.dtype!r}. If fill_value is a "
+                "Python scalar, instead pass  a numpy scalar (e.g. "
+                "fill_value=np.uint8(0) if your data is of type np.uint8). Make "
+                "sure that both dtypes are of the same kind."
+            )
+        elif not in_fit:
+            fill_dtype = self._fill_dtype
+            message = (
+                f"The dtype of the filling value (i.e. {fill_dtype!r}) cannot be "
+                f"cast to the input data that is {X.dtype!r}. Make sure that the "
+                "dtypes of the input data are of the same kind between fit and "
+                "transform."
+            )
+        else:
+            return
+        if not np.can_cast(fill_dtype, X.dtype, casting="same_kind"):
+            raise ValueError(message)
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the imputer on `X`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        family = input_family(X)
+        X, xp = self._validate_input(X, in_fit=True)
+        self._reset_device_cache()
+        if self.fill_value is None:
+            fill_value = 0 if X.dtype.kind in "iuf" else "missing_value"
+        else:
+            fill_value = self.fill_value
+        self._fill_dtype = X.dtype
+        mask = _mask(X, self.missing_values, xp)
+        if is_sparse(X):
+            self._fit_indicator(_sparse_like(X, mask, xp), family)
+            statistics = self._sparse_fit(X, mask, fill_value, xp)
+        else:
+            self._fit_indicator(mask, family)
+            statistics = self._dense_fit(X, mask, fill_value, xp)
+        if family != HOST and statistics.dtype.kind == "O":
+            statistics = statistics.astype(np.float64)  # CuPy has no objects
+        self.statistics_ = to_family(statistics, family)
+        return self
+
+    def _dense_fit(self, X, mask, fill_value, xp: ModuleType):
+        """The statistics of dense ``X``: an ``xp`` array, or a host one for
+        the constant, object data and callables."""
+        strategy, keep = self.strategy, self.keep_empty_features
+        if strategy == "constant":
+            statistics = np.full(X.shape[1], fill_value, dtype=object)
+            if not keep:
+                statistics[to_host(xp.all(mask, axis=0))] = np.nan
+            return statistics
+        if callable(strategy):
+            statistics = np.empty(X.shape[1])
+            for i in range(X.shape[1]):
+                statistics[i] = strategy(X[:, i][~mask[:, i]])
+            return statistics
+        if X.dtype.kind == "O":  # most_frequent of strings: scikit-learn's
+            statistics = np.empty(X.shape[1], dtype=object)
+            for i in range(X.shape[1]):
+                column = X[:, i][~mask[:, i]]
+                empty = column.shape[0] == 0 and keep
+                statistics[i] = 0 if empty else host_most_frequent(column, np.nan, 0)
+            return statistics
+        kernel = {
+            "mean": column_mean,
+            "median": column_median,
+            "most_frequent": column_most_frequent,
+        }[strategy]
+        statistics = kernel(X, mask, xp=xp)
+        if keep:
+            statistics = xp.where(xp.isnan(statistics), 0, statistics)
+        return statistics
+
+    def _sparse_fit(self, X, mask, fill_value, xp: ModuleType):
+        """The statistics of CSC ``X`` (``mask`` over its stored values)."""
+        n_samples, n_features = X.shape
+        _, cols = sparse_coords(X, xp)
+        keep = self.keep_empty_features
+        if self.strategy == "constant":
+            statistics = np.full(n_features, fill_value, dtype=np.float64)
+            if not keep:
+                # scikit-learn's rule: no stored value that is not missing
+                # (a column of implicit zeros included).
+                stored = to_host(xp.bincount(cols, minlength=n_features))
+                n_missing = to_host(
+                    xp.bincount(cols, weights=mask, minlength=n_features)
+                )
+                statistics[stored == n_missing] = np.nan
+            return statistics
+        if self.strategy == "mean":
+            mean = sparse_column_mean(X.data, cols, mask, n_samples, n_features, xp)
+            if keep:
+                nonzero = X.data.astype(bool) & ~mask
+                n_nonzero = xp.bincount(cols, weights=nonzero, minlength=n_features)
+                mean = xp.where(n_nonzero == 0, 0.0, mean)
+            return mean
+        # The median, the mode and callables: scikit-learn's per-column loop.
+        X, mask = to_host(X), to_host(mask)
+        statistics = np.empty(n_features)
+        for i in range(n_features):
+            column = X.data[X.indptr[i] : X.indptr[i + 1]]
+            column = column[~mask[X.indptr[i] : X.indptr[i + 1]]]
+            zeros = column == 0
+            column = column[~zeros]
+            n_zeros = n_samples - (X.indptr[i + 1] - X.indptr[i]) + zeros.sum()
+            if len(column) == 0 and keep:
+                statistics[i] = 0
+            elif self.strategy == "median":
+                statistics[i] = host_sparse_median(column, n_zeros)
+            elif self.strategy == "most_frequent":
+                statistics[i] = host_most_frequent(column, 0, n_zeros)
+            else:
+                statistics[i] = self.strategy(column)
+        return statistics
+
+    def transform(self, X):
+        """Impute all missing values in `X`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input data to complete.
+
+        Returns
+        -------
+        X_imputed : {ndarray, sparse matrix} of shape (n_samples, n_features_out)
+            `X` with imputed values, in the family of the input.
+        """
+        check_is_fitted(self)
+        X_in = X
+        family = input_family(X)
+        X, xp = self._validate_input(X, in_fit=False)
+        statistics = to_host(self.statistics_)
+        if X.shape[1] != statistics.shape[0]:
+            raise ValueError(
+                f"X has {X.shape[1]} features per sample, expected "
+                f"{statistics.shape[0]}"
+            )
+        mask = _mask(X, self.missing_values, xp)
+        full_mask = _sparse_like(X, mask, xp) if is_sparse(X) else mask
+        copied = False
+        if self.keep_empty_features:
+            valid = statistics.astype(self._fill_dtype, copy=False)
+        else:
+            invalid = np.asarray(get_mask(statistics, np.nan), dtype=bool)
+            valid = statistics[~invalid].astype(self._fill_dtype, copy=False)
+            if invalid.any():
+                invalid_features = np.arange(X.shape[1])[invalid]
+                if hasattr(self, "feature_names_in_"):
+                    invalid_features = self.feature_names_in_[invalid_features]
+                warnings.warn(
+                    "Skipping features without any observed values:"
+                    f" {invalid_features}. At least one non-missing value is needed"
+                    f" for imputation with strategy='{self.strategy}'.",
+                    stacklevel=2,
+                )
+                kept = xp.asarray(np.flatnonzero(~invalid))
+                X = X[:, kept]
+                copied = True
+                if is_sparse(X):
+                    mask = _mask(X, self.missing_values, xp)
+                else:
+                    mask = mask[:, kept]
+        valid = valid if X.dtype.kind == "O" else xp.asarray(valid)
+        if is_sparse(X):
+            if self.copy and not copied:
+                X = X.copy()
+            _, cols = sparse_coords(X, xp)
+            X.data[...] = xp.where(mask, valid[cols], X.data)
+        elif self.copy or not getattr(X.flags, "writeable", True):
+            X = xp.where(mask, valid[None, :], X)
+        else:
+            X[...] = xp.where(mask, valid[None, :], X)
+        X = self._concatenate_indicator(X, full_mask, xp)
+        return to_output(to_family(X, family), X_in, self.get_feature_names_out)
+
+    def inverse_transform(self, X):
+        """Convert the data back to the original representation.
+
+        Only possible with ``add_indicator=True``, and only for features that
+        have an indicator (missing values at :meth:`fit`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features + n_features_missing_indicator)
+            The imputed data and the missing indicator mask, as returned by
+            :meth:`transform`.
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+            The original `X` with missing values as it was prior to imputation.
+        """
+        check_is_fitted(self)
+        if not self.add_indicator:
+            raise ValueError(
+                "'inverse_transform' works only when 'SimpleImputer' is "
+                "instantiated with 'add_indicator=True'. "
+                f"Got 'add_indicator={self.add_indicator}' instead."
+            )
+        family = input_family(X)
+        xp = compute_namespace()
+        X_in, X = X, to_namespace(X if hasattr(X, "shape") else np.asarray(X), xp)
+        features = self.indicator_._fitted("features_", xp)
+        n_imputed = X.shape[1] - features.shape[0]
+        imputed = X[:, :n_imputed]
+        X_original = xp.zeros((X.shape[0], self.statistics_.shape[0]))
+        X_original[:, features] = X[:, n_imputed:].astype(bool)
+        full_mask = X_original.astype(bool)
+        # scikit-learn's rule: the imputed columns fill, in order, the
+        # original columns whose indicator is not all True.
+        targets = np.flatnonzero(~to_host(xp.all(full_mask, axis=0)))
+        if targets.shape[0] < n_imputed:
+            n_original = self.statistics_.shape[0]
+            raise IndexError(
+                f"index {n_original} is out of bounds for axis 1 with size {n_original}"
+            )
+        X_original[:, xp.asarray(targets[:n_imputed])] = imputed
+        X_original[full_mask] = self.missing_values
+        return to_output(to_family(X_original, family), X_in)
+
+    def get_feature_names_out(self, input_features=None):
+        """Get output feature names for transformation.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input features; ``feature_names_in_`` or ``x0, x1, ...`` when None.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            Transformed feature names.
+        """
+        check_is_fitted(self, "n_features_in_")
+        input_features = check_feature_names_in(self, input_features)
+        statistics = to_host(self.statistics_)
+        names = input_features[~np.asarray(get_mask(statistics, np.nan), dtype=bool)]
+        if not self.add_indicator:
+            return names
+        indicator_names = self.indicator_.get_feature_names_out(input_features)
+        return np.concatenate([names, indicator_names])
+
+
+class MissingIndicator(TransformerMixin, DeviceCacheMixin, BaseEstimator):
+    """Binary indicators for missing values.
+
+    Same API and results as :class:`sklearn.impute.MissingIndicator`; the
+    mask is computed in the compute namespace (on the GPU when one is used)
+    and returned in the family of the input.
+
+    Parameters
+    ----------
+    missing_values : int, float, str, np.nan or None, default=np.nan
+        The placeholder for the missing values.
+
+    features : {'missing-only', 'all'}, default='missing-only'
+        Whether the mask represents the features with missing values at fit
+        time only, or all features.
+
+    sparse : bool or 'auto', default='auto'
+        Whether the mask is sparse (CSC) or dense; ``'auto'``: as the input.
+
+    error_on_new : bool, default=True
+        If True, :meth:`transform` raises an error for features with missing
+        values that had none in :meth:`fit` (``features='missing-only'``).
+
+    Attributes
+    ----------
+    features_ : ndarray of shape (n_missing_features,) or (n_features,)
+        The indices of the features that :meth:`transform` returns.
+
+    n_features_in_ : int
+        Number of features seen during :term:`fit`.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during :term:`fit`. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    sklearn.impute.MissingIndicator : The scikit-learn estimator.
+    SimpleImputer : Univariate imputation of missing values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.impute import MissingIndicator
+    >>> X1 = np.array([[np.nan, 1, 3], [4, 0, np.nan], [8, 1, 0]])
+    >>> X2 = np.array([[5, 1, np.nan], [np.nan, 2, 3], [2, 4, 0]])
+    >>> indicator = MissingIndicator().fit(X1)
+    >>> indicator.transform(X2)
+    array([[False,  True],
+           [ True, False],
+           [False, False]])
+    """
+
+    _parameter_constraints: dict = {
+        "missing_values": [MissingValues()],
+        "features": [StrOptions({"missing-only", "all"})],
+        "sparse": ["boolean", StrOptions({"auto"})],
+        "error_on_new": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        missing_values=np.nan,
+        features="missing-only",
+        sparse="auto",
+        error_on_new=True,
+    ):
+        self.missing_values = missing_values
+        self.features = features
+        self.sparse = sparse
+        self.error_on_new = error_on_new
+
+    def _validate_input(self, X, in_fit: bool):
+        X, xp = _validate(
+            self,
+            X,
+            in_fit=in_fit,
+            dtype=None,
+            allow_nan=bool(is_scalar_nan(self.missing_values)),
+            accept_sparse=("csc", "csr"),
+        )
+        _check_inputs_dtype(X, self.missing_values)
+        if X.dtype.kind not in "iufO":
+            raise ValueError(
+                _UNSUPPORTED_DTYPE.format(name="MissingIndicator", dtype=X.dtype)
+            )
+        if is_sparse(X) and self.missing_values == 0:
+            raise ValueError(
+                "Sparse input with missing_values=0 is not supported. Provide a "
+                "dense array instead."
+            )
+        return X, xp
+
+    def _mask_and_features(self, mask, xp: ModuleType):
+        """The output mask (before column selection) and the host indices of
+        the features with missing values (all features for ``'all'``)."""
+        n_features = mask.shape[1]
+        if is_sparse(mask):
+            mask = mask.copy()
+            mask.eliminate_zeros()
+            n_missing = to_host(xp.asarray(mask.sum(axis=0))).ravel()
+            if self.sparse is False:
+                mask = mask.toarray()
+            elif mask.format == "csr":
+                mask = mask.tocsc()
+        else:
+            n_missing = to_host(xp.sum(mask, axis=0))
+            if self.sparse is True:
+                if xp is np:
+                    from scipy import sparse as sp
+
+                    mask = align_sparse_output(sp.csc_array(mask))
+                else:
+                    mask = sparse_module(xp).csc_matrix(mask)
+        if self.features == "all":
+            return mask, np.arange(n_features)
+        return mask, np.flatnonzero(n_missing)
+
+    def _data_mask(self, X, xp: ModuleType):
+        mask = _mask(X, self.missing_values, xp)
+        return _sparse_like(X, mask, xp) if is_sparse(X) else mask
+
+    def _fit(self, X, y=None, precomputed=False, family=None):
+        """Fit on ``X`` (a mask already when ``precomputed``); the mask."""
+        self._reset_device_cache()
+        self._precomputed = precomputed
+        if precomputed:
+            if not (hasattr(X, "dtype") and X.dtype.kind == "b"):
+                raise ValueError("precomputed is True but the input data is not a mask")
+            check_n_features(self, X, reset=True)
+            mask, xp = X, namespace_of(X)
+        else:
+            family = input_family(X)
+            X, xp = self._validate_input(X, in_fit=True)
+            mask = self._data_mask(X, xp)
+        self._n_features = mask.shape[1]
+        mask, features = self._mask_and_features(mask, xp)
+        self.features_ = to_family(features, family)
+        return mask, xp
+
+    def _select(self, mask, xp: ModuleType):
+        if self.features_.shape[0] < self._n_features:
+            mask = mask[:, self._fitted("features_", xp)]
+        return mask
+
+    def _transform_precomputed(self, mask, xp: ModuleType):
+        """The indicator columns of a precomputed ``mask`` (SimpleImputer's)."""
+        mask, _ = self._mask_and_features(mask, xp)
+        return self._select(mask, xp)
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the transformer on `X`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        self._fit(X, y)
+        return self
+
+    def transform(self, X):
+        """Generate missing values indicator for `X`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input data to complete.
+
+        Returns
+        -------
+        Xt : {ndarray, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_features_with_missing)
+            The boolean missing indicator for `X`, in the family of `X`.
+        """
+        check_is_fitted(self)
+        X_in = X
+        family = input_family(X)
+        if self._precomputed:
+            if not (hasattr(X, "dtype") and X.dtype.kind == "b"):
+                raise ValueError("precomputed is True but the input data is not a mask")
+            mask, xp = X, namespace_of(X)
+        else:
+            X, xp = self._validate_input(X, in_fit=False)
+            mask = self._data_mask(X, xp)
+        mask, features = self._mask_and_features(mask, xp)
+        if self.features == "missing-only":
+            new = np.setdiff1d(features, to_host(self.features_))
+            if self.error_on_new and new.size > 0:
+                raise ValueError(
+                    f"The features {new} have missing values in transform but "
+                    "have no missing values in fit."
+                )
+        mask = self._select(mask, xp)
+        return to_output(to_family(mask, family), X_in, self.get_feature_names_out)
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Generate missing values indicator for `X`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input data to complete.
+
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        Xt : {ndarray, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_features_with_missing)
+            The boolean missing indicator for `X`, in the family of `X`.
+        """
+        X_in = X
+        mask, xp = self._fit(X, y)
+        mask = self._select(mask, xp)
+        return to_output(
+            to_family(mask, input_family(X_in)), X_in, self.get_feature_names_out
+        )
+
+    def get_feature_names_out(self, input_features=None):
+        """Get output feature names for transformation.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input features; ``feature_names_in_`` or ``x0, x1, ...`` when None.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            Transformed feature names.
+        """
+        check_is_fitted(self, "n_features_in_")
+        input_features = check_feature_names_in(self, input_features)
+        prefix = self.__class__.__name__.lower()
+        features = to_host(self.features_)
+        return np.asarray(
+            [f"{prefix}_{name}" for name in input_features[features]], dtype=object
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags
