@@ -510,7 +510,8 @@ class SimpleImputer(_BaseImputer):
                     mask = _mask(X, self.missing_values, xp)
                 else:
                     mask = mask[:, kept]
-        valid = valid if X.dtype.kind == "O" else xp.asarray(valid)
+        # Assigned into X, as scikit-learn does: X's dtype is kept.
+        valid = valid if X.dtype.kind == "O" else xp.asarray(valid).astype(X.dtype)
         if is_sparse(X):
             if self.copy and not copied:
                 X = X.copy()
