@@ -51,6 +51,7 @@ from gpuml._sklearn_compat import (
 from gpuml._validation import assert_all_finite, validate_data
 from gpuml.base import DeviceCacheMixin
 from gpuml.impute._kernels import (
+    bincount,
     column_mean,
     column_median,
     column_most_frequent,
@@ -172,6 +173,9 @@ class _BaseImputer(TransformerMixin, DeviceCacheMixin, BaseEstimator):
             return X_imputed
         X_indicator = self.indicator_._transform_precomputed(mask, xp)
         if is_sparse(X_imputed):
+            # the indicator in the data's dtype (what SciPy's hstack gives;
+            # cupyx's takes one dtype)
+            X_indicator = X_indicator.astype(X_imputed.dtype)
             stacked = sparse_module(xp).hstack(
                 (X_imputed, X_indicator), format=X_imputed.format
             )
@@ -430,17 +434,15 @@ class SimpleImputer(_BaseImputer):
             if not keep:
                 # scikit-learn's rule: no stored value that is not missing
                 # (a column of implicit zeros included).
-                stored = to_host(xp.bincount(cols, minlength=n_features))
-                n_missing = to_host(
-                    xp.bincount(cols, weights=mask, minlength=n_features)
-                )
+                stored = to_host(bincount(cols, None, n_features, xp))
+                n_missing = to_host(bincount(cols, mask, n_features, xp))
                 statistics[stored == n_missing] = np.nan
             return statistics
         if self.strategy == "mean":
             mean = sparse_column_mean(X.data, cols, mask, n_samples, n_features, xp)
             if keep:
                 nonzero = X.data.astype(bool) & ~mask
-                n_nonzero = xp.bincount(cols, weights=nonzero, minlength=n_features)
+                n_nonzero = bincount(cols, nonzero, n_features, xp)
                 mean = xp.where(n_nonzero == 0, 0.0, mean)
             return mean
         # The median, the mode and callables: scikit-learn's per-column loop.

@@ -87,25 +87,37 @@ def column_most_frequent(X, mask, *, xp: ModuleType):
     # run by one bincount over (column, run) pairs.
     run = xp.cumsum(starts, axis=0) - 1
     ids = (xp.arange(n_features)[None, :] * n_samples + run)[valid]
-    lengths = xp.bincount(ids.ravel(), minlength=n_samples * n_features)
+    lengths = bincount(ids.ravel(), None, n_samples * n_features, xp)
     lengths = lengths.reshape(n_features, n_samples)
-    best_run = xp.argmax(lengths, axis=1)  # the first: the smallest value
+    # The first longest run (the smallest value), by a minimum over run
+    # numbers rather than argmax's order among ties.
+    longest = xp.max(lengths, axis=1, keepdims=True)
+    numbers = xp.arange(n_samples)[None, :]
+    best_run = xp.min(xp.where(lengths == longest, numbers, n_samples), axis=1)
     at = starts & (run == best_run[None, :])
-    best_row = xp.argmax(at, axis=0)
+    best_row = xp.min(xp.where(at, rows, n_samples), axis=0)
+    best_row = xp.minimum(best_row, n_samples - 1)  # columns without a value
     value = S[best_row, xp.arange(n_features)].astype(xp.float64)
     return xp.where(n_valid == 0, xp.nan, value)
+
+
+def bincount(indices, weights, length: int, xp: ModuleType):
+    """``xp.bincount`` with ``minlength=length`` (float64 weights), also for
+    empty ``indices`` (which ``cupy.bincount`` refuses)."""
+    if indices.shape[0] == 0:
+        dtype = xp.int64 if weights is None else xp.float64
+        return xp.zeros(length, dtype=dtype)
+    if weights is not None:
+        weights = weights.astype(xp.float64)
+    return xp.bincount(indices, weights=weights, minlength=length)
 
 
 def sparse_column_mean(data, cols, missing, n_samples: int, n_features: int, xp):
     """Per-column mean of a sparse matrix's values (implicit zeros count),
     missing stored values excluded (float64; NaN where none)."""
     values = xp.where(missing, xp.zeros((), dtype=data.dtype), data)
-    if cols.shape[0] == 0:
-        total = xp.zeros(n_features, dtype=xp.float64)
-        n_missing = xp.zeros(n_features, dtype=xp.float64)
-    else:
-        total = xp.bincount(cols, weights=values, minlength=n_features)
-        n_missing = xp.bincount(cols, weights=missing, minlength=n_features)
+    total = bincount(cols, values, n_features, xp)
+    n_missing = bincount(cols, missing, n_features, xp)
     count = n_samples - n_missing
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = total / count
