@@ -69,7 +69,11 @@ def move_fitted_to_family(estimator, family: str) -> None:
     if not isinstance(estimator, DeviceCacheMixin):
         return
     for name, value in list(vars(estimator).items()):
-        if name.endswith("_") and not name.startswith("_") and hasattr(value, "shape"):
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        if isinstance(value, DeviceCacheMixin):  # a fitted sub-estimator
+            move_fitted_to_family(value, family)  # (SimpleImputer's indicator_)
+        elif hasattr(value, "shape"):
             setattr(estimator, name, to_family_attribute(value, family))
 
 

@@ -304,3 +304,21 @@ def test_search_over_strategy_and_C_matches_sklearn(rng):
         atol=1e-10,
     )
     assert ours.best_params_ == theirs.best_params_
+
+
+def test_a_searchs_best_estimator_moves_the_indicator_too(monkeypatch):
+    """``move_fitted_to_family`` (a search's ``best_estimator_`` fitted on
+    device copies of host data) also moves the attributes of ``indicator_``."""
+    import gpuml.base
+
+    imputer = SimpleImputer(add_indicator=True).fit([[1.0, np.nan], [2.0, 3.0]])
+    moved = []
+
+    def record(value, family):
+        moved.append(value)
+        return value
+
+    monkeypatch.setattr(gpuml.base, "to_family_attribute", record)
+    gpuml.base.move_fitted_to_family(make_pipeline(imputer), "host")
+    assert any(value is imputer.statistics_ for value in moved)
+    assert any(value is imputer.indicator_.features_ for value in moved)
