@@ -33,7 +33,6 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
-from sklearn.utils.sparsefuncs import _get_median
 from sklearn.utils.validation import (
     _assert_all_finite_element_wise,
     _check_feature_names,
@@ -81,7 +80,6 @@ __all__ = [
     "fit_context",
     "get_mask",
     "host_most_frequent",
-    "host_sparse_median",
     "init_callback_context",
     "insert_error_scores",
     "is_index",
@@ -107,12 +105,10 @@ __all__ = [
 assert_all_finite_element_wise = _assert_all_finite_element_wise
 check_feature_names = _check_feature_names
 check_feature_names_in = _check_feature_names_in
-# SimpleImputer's host helpers (object columns, sparse median and mode):
-# the missing-value mask, the mode with scikit-learn's tie rule, and the
-# median of a column's stored values and implicit zeros.
+# SimpleImputer's host helpers for object (string) columns: the
+# missing-value mask and the mode with scikit-learn's tie rule.
 get_mask = _get_mask
 host_most_frequent = _most_frequent
-host_sparse_median = _get_median
 check_n_features = _check_n_features
 check_y_host = _check_y
 # A FutureWarning for arguments passed by position that become keyword-only.

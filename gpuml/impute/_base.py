@@ -4,9 +4,9 @@ Numeric data (dense, or sparse CSC/CSR) are imputed in the compute namespace
 ``xp`` (NumPy or CuPy) by the column kernels of :mod:`._kernels`: the mean,
 the median (columns sorted on the device) and the most frequent value (a
 run-length count of the sorted columns, ties to the smallest value), with
-scikit-learn's results. Three cases run scikit-learn's own helpers on the
-host, column by column, as scikit-learn does: object (string) columns, the
-median and most frequent value of sparse input, and a callable ``strategy``.
+scikit-learn's results; sparse columns are never densified. Two cases run
+column by column on the host, as scikit-learn does: object (string) columns
+(with scikit-learn's own helpers) and a callable ``strategy``.
 
 Fitted attributes are in the family of the training input, outputs in the
 family of the input; errors and warnings are scikit-learn's.
@@ -44,7 +44,6 @@ from gpuml._sklearn_compat import (
     fit_context,
     get_mask,
     host_most_frequent,
-    host_sparse_median,
     is_pandas_na,
     is_scalar_nan,
 )
@@ -57,6 +56,8 @@ from gpuml.impute._kernels import (
     column_most_frequent,
     missing_mask,
     sparse_column_mean,
+    sparse_column_median,
+    sparse_column_most_frequent,
 )
 
 # scikit-learn's FLOAT_DTYPES: preserved by mean, median and callables.
@@ -438,30 +439,26 @@ class SimpleImputer(_BaseImputer):
                 n_missing = to_host(bincount(cols, mask, n_features, xp))
                 statistics[stored == n_missing] = np.nan
             return statistics
-        if self.strategy == "mean":
-            mean = sparse_column_mean(X.data, cols, mask, n_samples, n_features, xp)
-            if keep:
-                nonzero = X.data.astype(bool) & ~mask
+        kernel = {
+            "mean": sparse_column_mean,
+            "median": sparse_column_median,
+            "most_frequent": sparse_column_most_frequent,
+        }.get(self.strategy)
+        if kernel is not None:
+            statistics = kernel(X.data, cols, mask, n_samples, n_features, xp)
+            if keep:  # no stored value that is neither missing nor zero
+                nonzero = (X.data != 0) & ~mask
                 n_nonzero = bincount(cols, nonzero, n_features, xp)
-                mean = xp.where(n_nonzero == 0, 0.0, mean)
-            return mean
-        # The median, the mode and callables: scikit-learn's per-column loop.
+                statistics = xp.where(n_nonzero == 0, 0.0, statistics)
+            return statistics
+        # Callables: scikit-learn's per-column loop, on the host.
         X, mask = to_host(X), to_host(mask)
         statistics = np.empty(n_features)
         for i in range(n_features):
             column = X.data[X.indptr[i] : X.indptr[i + 1]]
             column = column[~mask[X.indptr[i] : X.indptr[i + 1]]]
-            zeros = column == 0
-            column = column[~zeros]
-            n_zeros = n_samples - (X.indptr[i + 1] - X.indptr[i]) + zeros.sum()
-            if len(column) == 0 and keep:
-                statistics[i] = 0
-            elif self.strategy == "median":
-                statistics[i] = host_sparse_median(column, n_zeros)
-            elif self.strategy == "most_frequent":
-                statistics[i] = host_most_frequent(column, 0, n_zeros)
-            else:
-                statistics[i] = self.strategy(column)
+            column = column[column != 0]  # scikit-learn passes no zero
+            statistics[i] = 0 if len(column) == 0 and keep else self.strategy(column)
         return statistics
 
     def transform(self, X):

@@ -122,3 +122,82 @@ def sparse_column_mean(data, cols, missing, n_samples: int, n_features: int, xp)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = total / count
     return xp.where(count == 0, xp.nan, mean)
+
+
+def _sparse_sorted_nonzero(data, cols, missing, n_features: int, xp: ModuleType):
+    """The stored values that are neither missing nor zero, sorted by column
+    then value, with their columns, the number per column and each column's
+    offset in them (scikit-learn's per-column ``column`` of its sparse fit)."""
+    keep = ~missing & (data != 0)
+    values, columns = data[keep], cols[keep]
+    if values.shape[0]:
+        keys = xp.stack([values.astype(xp.float64), columns.astype(xp.float64)])
+        order = xp.lexsort(keys)  # by column, then value
+        values, columns = values[order], columns[order]
+    counts = bincount(columns, None, n_features, xp)
+    offsets = xp.cumsum(counts) - counts
+    return values, columns, counts, offsets
+
+
+def sparse_column_median(data, cols, missing, n_samples: int, n_features: int, xp):
+    """Per-column median of a sparse matrix's non-missing values, implicit
+    zeros included (float64; NaN where none): scikit-learn's ``_get_median``
+    for every column at once, in the data's dtype."""
+    values, _, counts, offsets = _sparse_sorted_nonzero(
+        data, cols, missing, n_features, xp
+    )
+    n_missing = bincount(cols, missing, n_features, xp).astype(xp.int64)
+    n_elems = n_samples - n_missing
+    n_zeros = n_elems - counts
+    n_negative = bincount(cols[~missing & (data < 0)], None, n_features, xp)
+    middle, odd = n_elems // 2, n_elems % 2 == 1
+
+    def at_rank(rank):
+        # sorted column: its negatives, its zeros, then its positives
+        if values.shape[0] == 0:
+            return xp.zeros(n_features, dtype=data.dtype)
+        index = offsets + xp.where(rank < n_negative, rank, rank - n_zeros)
+        index = xp.clip(index, 0, values.shape[0] - 1)
+        is_zero = (rank >= n_negative) & (rank - n_negative < n_zeros)
+        return xp.where(is_zero, xp.zeros((), dtype=data.dtype), values[index])
+
+    high = at_rank(middle)
+    low = at_rank(xp.maximum(middle - 1, 0))
+    median = xp.where(odd, high, (low + high) / xp.asarray(2, dtype=data.dtype))
+    return xp.where(n_elems == 0, xp.nan, median.astype(xp.float64))
+
+
+def sparse_column_most_frequent(
+    data, cols, missing, n_samples: int, n_features: int, xp
+):
+    """Per-column most frequent non-missing value of a sparse matrix,
+    implicit zeros included (float64; NaN where none; ties to the smallest
+    value): scikit-learn's ``_most_frequent(column, 0, n_zeros)``."""
+    values, columns, counts, _ = _sparse_sorted_nonzero(
+        data, cols, missing, n_features, xp
+    )
+    n_missing = bincount(cols, missing, n_features, xp).astype(xp.int64)
+    n_zeros = n_samples - n_missing - counts
+    best_value = xp.zeros(n_features, dtype=xp.float64)
+    best_count = xp.zeros(n_features, dtype=xp.int64)
+    if values.shape[0]:
+        starts = xp.ones(values.shape[0], dtype=bool)
+        starts[1:] = (columns[1:] != columns[:-1]) | (values[1:] != values[:-1])
+        run = xp.cumsum(starts) - 1
+        lengths = bincount(run, None, int(run[-1]) + 1, xp)
+        run_column = columns[starts]
+        run_value = values[starts].astype(xp.float64)
+        # runs by column, the longest first, then the smallest value
+        keys = xp.stack(
+            [run_value, -lengths.astype(xp.float64), run_column.astype(xp.float64)]
+        )
+        order = xp.lexsort(keys)
+        run_column, run_value = run_column[order], run_value[order]
+        lengths = lengths[order]
+        first = xp.ones(order.shape[0], dtype=bool)
+        first[1:] = run_column[1:] != run_column[:-1]
+        best_value[run_column[first]] = run_value[first]
+        best_count[run_column[first]] = lengths[first]
+    value = xp.where(best_count > n_zeros, best_value, 0.0)
+    value = xp.where(best_count == n_zeros, xp.minimum(best_value, 0.0), value)
+    return xp.where((best_count == 0) & (n_zeros == 0), xp.nan, value)
