@@ -186,14 +186,26 @@ def test_missing_indicator_error_on_new(backend):
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
-def test_sparse_matches_sklearn(backend, rng, strategy, fmt):
-    X = np.where(rng.random((30, 5)) < 0.5, 0.0, _data(rng, missing=-1.0, n=30, p=5))
-    ours = SimpleImputer(missing_values=-1.0, strategy=strategy, add_indicator=True)
-    theirs = sk_impute.SimpleImputer(
-        missing_values=-1.0, strategy=strategy, add_indicator=True
+@pytest.mark.parametrize("keep_empty_features", [False, True])
+def test_sparse_matches_sklearn(backend, rng, strategy, fmt, keep_empty_features):
+    """Stored values (zeros among them), implicit zeros, negatives, an
+    all-missing column and a column of zeros; never densified."""
+    X = np.where(rng.random((30, 6)) < 0.5, 0.0, _data(rng, missing=-1.0, n=30, p=6))
+    X[:, 0] = -1.0
+    X[:, 1] = 0.0
+    kwargs = dict(
+        missing_values=-1.0,
+        strategy=strategy,
+        add_indicator=True,
+        keep_empty_features=keep_empty_features,
     )
+    ours = SimpleImputer(**kwargs)
+    theirs = sk_impute.SimpleImputer(**kwargs)
     host = getattr(sp, f"{fmt}_matrix")(X)
-    Xt = ours.fit_transform(backend.as_format(X, fmt))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        Xt = ours.fit_transform(backend.as_format(X, fmt))
+    assert len(caught) == (0 if keep_empty_features else 1)
     expected = _sk_fit_transform(theirs, host)
     _assert_equal(Xt, expected, backend)
     np.testing.assert_allclose(
