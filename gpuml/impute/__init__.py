@@ -2,7 +2,8 @@
 frequent value or a constant per column) and :class:`MissingIndicator`."""
 
 from gpuml import _missing
-from gpuml.impute._base import MissingIndicator, SimpleImputer
+from gpuml.impute._base import SimpleImputer
+from gpuml.impute._indicator import MissingIndicator
 
 __all__ = ["MissingIndicator", "SimpleImputer"]
 
