@@ -32,6 +32,7 @@ from gpuml._array import (
     to_namespace,
     to_output,
 )
+from gpuml._backend import is_cupy_object
 from gpuml._linalg import sparse_coords, sparse_module
 from gpuml._sklearn_compat import (
     MissingValues,
@@ -316,15 +317,16 @@ class SimpleImputer(_BaseImputer):
             statistics = self._sparse_fit(X, mask, fill_value, xp)
         else:
             self._fit_indicator(mask, family)
-            statistics = self._dense_fit(X, mask, fill_value, xp)
+            statistics = self._dense_fit(X, mask, fill_value, xp, family)
         if family != HOST and statistics.dtype.kind == "O":
             statistics = statistics.astype(np.float64)  # CuPy has no objects
         self.statistics_ = to_family(statistics, family)
         return self
 
-    def _dense_fit(self, X, mask, fill_value, xp: ModuleType):
+    def _dense_fit(self, X, mask, fill_value, xp: ModuleType, family: str):
         """The statistics of dense ``X``: an ``xp`` array, or a host one for
-        the constant, object data and callables."""
+        the constant, object data and callables (which receive columns in
+        the family of the input: NumPy for host data computed on the GPU)."""
         strategy, keep = self.strategy, self.keep_empty_features
         if strategy == "constant":
             statistics = np.full(X.shape[1], fill_value, dtype=object)
@@ -332,9 +334,13 @@ class SimpleImputer(_BaseImputer):
                 statistics[to_host(xp.all(mask, axis=0))] = np.nan
             return statistics
         if callable(strategy):
+            if family == HOST:
+                X, mask = to_host(X), to_host(mask)
             statistics = np.empty(X.shape[1])
             for i in range(X.shape[1]):
-                statistics[i] = strategy(X[:, i][~mask[:, i]])
+                value = strategy(X[:, i][~mask[:, i]])
+                # a CuPy 0-d result: NumPy refuses its implicit conversion
+                statistics[i] = value.item() if is_cupy_object(value) else value
             return statistics
         if X.dtype.kind == "O":  # most_frequent of strings: scikit-learn's
             statistics = np.empty(X.shape[1], dtype=object)

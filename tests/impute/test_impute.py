@@ -267,6 +267,21 @@ def test_copy_false_imputes_in_place():
     assert np.isnan(Y[0, 1])
 
 
+def test_a_callable_gets_columns_of_the_input_family(backend, rng):
+    X = _data(rng)
+    seen = set()
+
+    def strategy(column):
+        seen.add(type(column).__module__.partition(".")[0])
+        return column.max()
+
+    imputer = SimpleImputer(strategy=strategy).fit(backend.asarray(X))
+    assert seen == {"numpy" if backend.family == "host" else "cupy"}
+    np.testing.assert_array_equal(
+        backend.to_numpy(imputer.statistics_), np.nanmax(X, axis=0)
+    )
+
+
 def test_callable_strategy_and_set_output():
     pd = pytest.importorskip("pandas")
     X = pd.DataFrame({"a": [1.0, np.nan, 5.0], "b": [np.nan, 2.0, 8.0]})
