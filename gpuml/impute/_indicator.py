@@ -28,7 +28,7 @@ from gpuml._array import (
     to_namespace,
     to_output,
 )
-from gpuml._linalg import sparse_module
+from gpuml._linalg import sparse_coords, sparse_module
 from gpuml._sklearn_compat import (
     MissingValues,
     StrOptions,
@@ -42,7 +42,7 @@ from gpuml._sklearn_compat import (
 )
 from gpuml._validation import assert_all_finite, validate_data
 from gpuml.base import DeviceCacheMixin
-from gpuml.impute._kernels import missing_mask
+from gpuml.impute._kernels import bincount, missing_mask
 
 _UNSUPPORTED_DTYPE = (
     "{name} does not support data with dtype {dtype}. Please provide either a "
@@ -118,6 +118,31 @@ def _sparse_like(X, data, xp: ModuleType):
     cusp = sparse_module(xp)
     kind = cusp.csr_matrix if X.format == "csr" else cusp.csc_matrix
     return kind((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+
+
+def _drop_false(mask, xp: ModuleType):
+    """A copy of the sparse boolean ``mask`` without its stored False values
+    (SciPy's ``eliminate_zeros``; by hand for cupyx, whose own is for
+    floating-point data)."""
+    if xp is np:
+        mask = mask.copy()
+        mask.eliminate_zeros()
+        return mask
+    keep = mask.data
+    major = sparse_coords(mask, xp)[0 if mask.format == "csr" else 1]
+    n_major = mask.shape[0 if mask.format == "csr" else 1]
+    indptr = xp.zeros(n_major + 1, dtype=mask.indptr.dtype)
+    indptr[1:] = xp.cumsum(bincount(major[keep], None, n_major, xp))
+    kind = type(mask)
+    return kind((mask.data[keep], mask.indices[keep], indptr), shape=mask.shape)
+
+
+def _bool_sparse_op(mask, method: str, xp: ModuleType):
+    """``mask.toarray()`` or ``mask.tocsc()`` of a sparse boolean mask (on
+    cupyx through float32, the dtype its cuSPARSE conversions take)."""
+    if xp is np:
+        return getattr(mask, method)()
+    return getattr(mask.astype(xp.float32), method)().astype(bool)
 
 
 class MissingIndicator(TransformerMixin, DeviceCacheMixin, BaseEstimator):
@@ -219,13 +244,13 @@ class MissingIndicator(TransformerMixin, DeviceCacheMixin, BaseEstimator):
         the features with missing values (all features for ``'all'``)."""
         n_features = mask.shape[1]
         if is_sparse(mask):
-            mask = mask.copy()
-            mask.eliminate_zeros()
-            n_missing = to_host(xp.asarray(mask.sum(axis=0))).ravel()
+            mask = _drop_false(mask, xp)
+            _, cols = sparse_coords(mask, xp)
+            n_missing = to_host(bincount(cols, None, n_features, xp))
             if self.sparse is False:
-                mask = mask.toarray()
+                mask = _bool_sparse_op(mask, "toarray", xp)
             elif mask.format == "csr":
-                mask = mask.tocsc()
+                mask = _bool_sparse_op(mask, "tocsc", xp)
         else:
             n_missing = to_host(xp.sum(mask, axis=0))
             if self.sparse is True:
@@ -234,7 +259,8 @@ class MissingIndicator(TransformerMixin, DeviceCacheMixin, BaseEstimator):
 
                     mask = align_sparse_output(sp.csc_array(mask))
                 else:
-                    mask = sparse_module(xp).csc_matrix(mask)
+                    dense = mask.astype(xp.float32)
+                    mask = sparse_module(xp).csc_matrix(dense).astype(bool)
         if self.features == "all":
             return mask, np.arange(n_features)
         return mask, np.flatnonzero(n_missing)
