@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 from sklearn import get_config
 from sklearn.base import _fit_context
+from sklearn.impute._base import _most_frequent
 from sklearn.model_selection._validation import (
     _enforce_prediction_order,
     _insert_error_scores,
@@ -20,11 +21,14 @@ from sklearn.model_selection._validation import (
 from sklearn.svm._base import _get_liblinear_solver_type
 from sklearn.svm._classes import _validate_dual_parameter
 from sklearn.utils import _set_output
+from sklearn.utils._mask import _get_mask
+from sklearn.utils._missing import is_pandas_na, is_scalar_nan
 from sklearn.utils._param_validation import (
     HasMethods,
     Hidden,
     Interval,
     InvalidParameterError,
+    MissingValues,
     Options,
     StrOptions,
     validate_params,
@@ -32,6 +36,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.validation import (
     _assert_all_finite_element_wise,
     _check_feature_names,
+    _check_feature_names_in,
     _check_n_features,
     _check_y,
     _deprecate_positional_args,
@@ -61,19 +66,25 @@ __all__ = [
     "Hidden",
     "Interval",
     "InvalidParameterError",
+    "MissingValues",
     "Options",
     "StrOptions",
     "align_sparse_output",
     "assert_all_finite_element_wise",
     "check_feature_names",
+    "check_feature_names_in",
     "check_n_features",
     "check_y_host",
     "deprecate_positional_args",
     "enforce_prediction_order",
     "fit_context",
+    "get_mask",
+    "host_most_frequent",
     "init_callback_context",
     "insert_error_scores",
     "is_index",
+    "is_pandas_na",
+    "is_scalar_nan",
     "kneighbors_constraints",
     "liblinear_dual",
     "liblinear_solver_type",
@@ -93,6 +104,11 @@ __all__ = [
 
 assert_all_finite_element_wise = _assert_all_finite_element_wise
 check_feature_names = _check_feature_names
+check_feature_names_in = _check_feature_names_in
+# SimpleImputer's host helpers for object (string) columns: the
+# missing-value mask and the mode with scikit-learn's tie rule.
+get_mask = _get_mask
+host_most_frequent = _most_frequent
 check_n_features = _check_n_features
 check_y_host = _check_y
 # A FutureWarning for arguments passed by position that become keyword-only.

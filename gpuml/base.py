@@ -71,7 +71,9 @@ def move_fitted_to_family(estimator, family: str) -> None:
     for name, value in list(vars(estimator).items()):
         if not name.endswith("_") or name.startswith("_"):
             continue
-        if hasattr(value, "shape"):
+        if isinstance(value, DeviceCacheMixin):  # a fitted sub-estimator
+            move_fitted_to_family(value, family)  # (SimpleImputer's indicator_)
+        elif hasattr(value, "shape"):
             setattr(estimator, name, to_family_attribute(value, family))
         elif isinstance(value, list) and any(hasattr(v, "shape") for v in value):
             # a list of arrays (CategoricalNB's per-feature counts)

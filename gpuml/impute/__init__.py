@@ -1,0 +1,11 @@
+"""Imputation of missing values: :class:`SimpleImputer` (mean, median, most
+frequent value or a constant per column) and :class:`MissingIndicator`."""
+
+from gpuml import _missing
+from gpuml.impute._base import SimpleImputer
+from gpuml.impute._indicator import MissingIndicator
+
+__all__ = ["MissingIndicator", "SimpleImputer"]
+
+# scikit-learn's names that gpuml lacks: an ImportError that says what to use.
+__getattr__ = _missing.module_getattr(__name__, "sklearn.impute", __all__)
