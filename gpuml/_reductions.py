@@ -134,3 +134,16 @@ def column_mean(X, weights=None, *, xp: ModuleType):
     t = _cuda.ctype(X.dtype)
     _cuda.launch("ridge", f"moments_mean<{t}>", p, (totals, np.int64(p), mean))
     return mean
+
+
+def sorted_column_median(X_sorted, n_valid, *, xp: ModuleType):
+    """Per-column median of columns sorted with their ``n_valid`` valid
+    entries first: ``(low + high) / 2`` of the two middle order statistics
+    (``numpy.ma.median``'s and ``np.nanmedian``'s arithmetic), NaN where a
+    column has no valid entry. The result has the dtype of the division
+    (the data's floating dtype; float64 for integers)."""
+    last = xp.maximum(n_valid - 1, 0)
+    low = xp.take_along_axis(X_sorted, (last // 2)[None, :], axis=0)[0]
+    high = xp.take_along_axis(X_sorted, ((last + 1) // 2)[None, :], axis=0)[0]
+    median = (low + high) / xp.asarray(2, dtype=X_sorted.dtype)
+    return xp.where(n_valid == 0, xp.asarray(np.nan, dtype=median.dtype), median)

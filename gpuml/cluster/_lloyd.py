@@ -11,7 +11,7 @@ from types import ModuleType
 
 import numpy as np
 
-from gpuml._array import is_sparse, to_host
+from gpuml._array import is_sparse, take_rows, to_host
 from gpuml._linalg import sparse_module
 
 # Entries of one block of the assignment's product (rows x runs x clusters).
@@ -28,7 +28,7 @@ def sq_norms(X, xp: ModuleType):
 def dense_rows(X, rows, xp: ModuleType):
     """Rows ``rows`` (host integers) of dense or CSR ``X``, dense."""
     rows = xp.asarray(np.asarray(rows, dtype=np.int64))
-    picked = X[rows]
+    picked = take_rows(X, rows, xp)
     return picked.toarray() if is_sparse(picked) else picked
 
 

@@ -15,6 +15,8 @@ from types import ModuleType
 
 import numpy as np
 
+from gpuml._reductions import sorted_column_median
+
 
 def missing_mask(X, missing_values, *, is_nan: bool, xp: ModuleType):
     """Boolean mask of the entries of the numeric dense ``X`` equal to
@@ -60,14 +62,7 @@ def column_median(X, mask, *, xp: ModuleType):
     where none): the mean of the two middle values of the sorted column,
     computed as ``numpy.ma.median`` does, ``(low + high) / 2``."""
     S, n_valid = _sorted_valid(X, mask, xp)
-    high = n_valid // 2
-    low = xp.where(n_valid % 2 == 1, high, high - 1)
-    low = xp.maximum(low, 0)
-    high = xp.minimum(high, max(X.shape[0] - 1, 0))
-    lo = xp.take_along_axis(S, low[None, :], axis=0)[0]
-    hi = xp.take_along_axis(S, high[None, :], axis=0)[0]
-    median = (lo + hi) / xp.asarray(2, dtype=S.dtype)
-    return xp.where(n_valid == 0, xp.asarray(xp.nan, dtype=median.dtype), median)
+    return sorted_column_median(S, n_valid, xp=xp)
 
 
 def column_most_frequent(X, mask, *, xp: ModuleType):

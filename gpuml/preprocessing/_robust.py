@@ -30,6 +30,7 @@ from gpuml._array import (
     to_family,
     to_output,
 )
+from gpuml._reductions import sorted_column_median
 from gpuml._sklearn_compat import fit_context
 from gpuml._validation import check_array, validate_data
 from gpuml.base import DeviceCacheMixin
@@ -59,15 +60,6 @@ def sorted_columns(X, *, xp: ModuleType):
     X_sorted = xp.sort(X, axis=0)
     n_valid = X.shape[0] - xp.sum(xp.isnan(X), axis=0)
     return X_sorted, n_valid
-
-
-def column_nanmedian(X_sorted, n_valid, *, xp: ModuleType):
-    """Per-column median of the non-NaN values, in the data's dtype."""
-    last = xp.maximum(n_valid - 1, 0)
-    low = _order_statistic(X_sorted, last // 2, xp=xp)
-    high = _order_statistic(X_sorted, (last + 1) // 2, xp=xp)
-    median = (low + high) / xp.asarray(2, dtype=X_sorted.dtype)
-    return xp.where(n_valid == 0, xp.asarray(np.nan, dtype=X_sorted.dtype), median)
 
 
 def column_nanpercentiles(X_sorted, n_valid, percentiles, *, xp: ModuleType):
@@ -238,7 +230,7 @@ class RobustScaler(
                 X_sorted, n_valid = sorted_columns(block, xp=xp)
                 all_nan = all_nan or bool(xp.any(n_valid == 0))
                 if self.with_centering:
-                    centers.append(column_nanmedian(X_sorted, n_valid, xp=xp))
+                    centers.append(sorted_column_median(X_sorted, n_valid, xp=xp))
                 if self.with_scaling:
                     quantiles.append(
                         column_nanpercentiles(X_sorted, n_valid, (q_min, q_max), xp=xp)
