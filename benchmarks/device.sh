@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one script for the GPU machine (see docs/development.md). From the repo
 # root, with .gpu carried along:
-#   source .gpu/env.sh && bash benchmarks/device.sh [tests|tests-split|tests-in PATH...] [bench NAME...]
+#   source .gpu/env.sh && bash benchmarks/device.sh [tests|tests-split|tests-gpu [N]|sklearn-gpu|tests-in PATH...] [bench NAME...]
 # tests-split needs two or four GPUs (nvidia-h100-x2, -x4): a share of the
 # suite on each.
 # Logs go to $OUT (the device tool brings them back) or /tmp/gpuml-out.
@@ -46,6 +46,32 @@ while [[ $# -gt 0 ]]; do
         status=$(( status | $? ))
       done
       for i in "${!groups[@]}"; do tail -n 25 "$out/pytest-$i.log"; done
+      ;;
+    tests-gpu)
+      # tests-gpu [N]: the GPU tests alone (the numpy-cpu ones run in CI),
+      # in N pytest-xdist processes sharing the visible GPUs (pytest-xdist
+      # comes in .gpu: prepare.sh pytest-xdist execnet).
+      shift
+      n=8
+      if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then n=$1; shift; fi
+      python3 -m pytest -v -p no:cacheprovider -p no:benchmark -m gpu -n "$n" --dist loadfile tests \
+        >"$out/pytest-gpu.log" 2>&1
+      status=$(( status | $? ))
+      grep -E "^(FAILED|ERROR) |(FAILED|ERROR) tests/" "$out/pytest-gpu.log" | sort -u | head -300
+      tail -n 3 "$out/pytest-gpu.log"
+      ;;
+    sklearn-gpu)
+      # scikit-learn's own test files on the GPU (CI runs them on the CPU,
+      # where their known failures were measured): a failure not known
+      # there fails its test; the JUnit reports come back in suites.tar.gz.
+      shift
+      GPUML_SUITE_DEVICE=gpu GPUML_SUITE_WORKERS=3 GPUML_SUITE_REPORTS=/tmp/gpuml-suites \
+        python3 -m pytest -q -p no:cacheprovider -p no:benchmark -n 10 --dist load \
+        tests/*/test_sklearn_*suite*.py >"$out/sklearn-gpu.log" 2>&1
+      status=$(( status | $? ))
+      tar -czf "$out/suites.tar.gz" -C /tmp gpuml-suites 2>/dev/null
+      grep -E "^(FAILED|ERROR) " "$out/sklearn-gpu.log" | cut -c1-400
+      tail -n 2 "$out/sklearn-gpu.log"
       ;;
     tests-in)
       # tests-in PATH...: the tests under those paths only.

@@ -125,6 +125,17 @@ def exact_svd(X, n_components, xp: ModuleType):
     return U[:, :k], s[:k], Vt[:k]
 
 
+def _eigh(M, xp: ModuleType):
+    """``xp.linalg.eigh(M)``, raising NumPy's ``LinAlgError`` where its
+    eigenvalues are not finite (a matrix with NaN): LAPACK's driver raises it
+    on the host, cuSOLVER returns the NaNs (scikit-learn's covariance_eigh
+    raises, so gpuml's does on either device)."""
+    evals, evecs = xp.linalg.eigh(M)
+    if not bool(xp.isfinite(evals).all()):
+        raise np.linalg.LinAlgError("Eigenvalues did not converge")
+    return evals, evecs
+
+
 def sparse_gram_svd(X, n_components, xp: ModuleType):
     """The ``n_components`` leading singular triplets of sparse ``X``, exactly,
     from the float64 eigendecomposition of the Gram matrix of its smaller
@@ -139,7 +150,7 @@ def sparse_gram_svd(X, n_components, xp: ModuleType):
     X64 = X.astype(xp.float64)
     wide = n_features > n_samples
     gram = sparse_gram(X64.T if wide else X64, None, xp)
-    evals, evecs = xp.linalg.eigh(gram)
+    evals, evecs = _eigh(gram, xp)
     k = n_components
     evals = xp.flip(evals, axis=0)[:k]
     evecs = xp.flip(evecs, axis=1)[:, :k]
@@ -174,7 +185,7 @@ def covariance_eigh(X, mean, xp: ModuleType):
         C = X.T @ X
         C -= n_samples * mean[:, None] * mean[None, :]
         C /= n_samples - 1
-    evals, evecs = xp.linalg.eigh(C)
+    evals, evecs = _eigh(C, xp)
     evals = xp.flip(evals, axis=0)
     evecs = xp.flip(evecs, axis=1)
     evals = xp.where(evals < 0.0, xp.zeros_like(evals), evals)

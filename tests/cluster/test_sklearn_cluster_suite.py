@@ -14,7 +14,7 @@ import pytest
 import sklearn
 
 from tests.linear_model.test_sklearn_linear_suite import _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests
+from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
 
 SUITE = SKLEARN / "cluster" / "tests" / "test_k_means.py"
 PASSED = 264
@@ -25,7 +25,7 @@ PASSED = 264
     reason="the expected results are scikit-learn 1.9's test_k_means.py",
 )
 def test_sklearn_kmeans_suite_passes(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", "cpu")
+    monkeypatch.setenv("GPUML_DEVICE", suite_device())
     outcome = run_sklearn_tests("tests.sklearn_cluster_plugin", [SUITE], tmp_path)
     failures = _failures(tmp_path / "report.xml")
     passed = sum(result == "passed" for result in outcome.values())

@@ -211,6 +211,18 @@ def test_errors_are_scikit_learns(backend, rng, params, data_shape, message):
         skd.PCA(**params).fit(backend.to_numpy(X))
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide")
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_covariance_eigh_of_one_sample_raises_as_sklearn(backend, rng, fmt):
+    # the covariance divides by n_samples - 1 = 0: NaNs, on which LAPACK's
+    # eigensolver raises (scikit-learn's error); cuSOLVER would return NaNs
+    X = rng.uniform(size=(1, 6))
+    with pytest.raises(np.linalg.LinAlgError):
+        skd.PCA(n_components=1, svd_solver="covariance_eigh").fit(X)
+    with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
+        PCA(n_components=1, svd_solver="covariance_eigh").fit(backend.as_format(X, fmt))
+
+
 def test_the_auto_policy_is_scikit_learns(rng):
     for shape, n_components in [
         ((1000, 50), 5),

@@ -19,7 +19,7 @@ import pytest
 import sklearn
 
 from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests
+from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
 
 TESTS = SKLEARN / "decomposition" / "tests"
 SUITES = [TESTS / "test_pca.py", TESTS / "test_truncated_svd.py"]
@@ -33,7 +33,7 @@ PASSED = 432
     reason="the expected results are scikit-learn 1.9's test files",
 )
 def test_sklearn_decomposition_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", "cpu")
+    monkeypatch.setenv("GPUML_DEVICE", suite_device())
     outcome = run_sklearn_tests("tests.sklearn_decomposition_plugin", SUITES, tmp_path)
     failures = _failures(tmp_path / "report.xml")
     unknown = []

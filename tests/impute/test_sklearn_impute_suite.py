@@ -18,7 +18,7 @@ import pytest
 import sklearn
 
 from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests
+from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
 
 SUITES = [
     SKLEARN / "impute" / "tests" / "test_impute.py",
@@ -37,7 +37,7 @@ PASSED = 351
     reason="the expected results are scikit-learn 1.9's imputation tests",
 )
 def test_sklearn_impute_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", "cpu")
+    monkeypatch.setenv("GPUML_DEVICE", suite_device())
     outcome = run_sklearn_tests("tests.sklearn_impute_plugin", SUITES, tmp_path)
     failures = _failures(tmp_path / "report.xml")
     unknown = []

@@ -19,7 +19,7 @@ import pytest
 import sklearn
 
 from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests
+from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
 
 SUITE = SKLEARN / "tests" / "test_naive_bayes.py"
 
@@ -34,7 +34,7 @@ PASSED = 87
     reason="the expected results are scikit-learn 1.9's test_naive_bayes.py",
 )
 def test_sklearn_naive_bayes_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", "cpu")
+    monkeypatch.setenv("GPUML_DEVICE", suite_device())
     monkeypatch.setenv("SKLEARN_RUN_FLOAT32_TESTS", "1")
     outcome = run_sklearn_tests("tests.sklearn_naive_bayes_plugin", [SUITE], tmp_path)
     failures = _failures(tmp_path / "report.xml")

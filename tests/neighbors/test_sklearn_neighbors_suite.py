@@ -27,7 +27,7 @@ import pytest
 import sklearn
 
 from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests
+from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
 
 SUITE = SKLEARN / "neighbors" / "tests" / "test_neighbors.py"
 SELECTED = (
@@ -70,7 +70,7 @@ PASSED = 301
     reason="the expected results are scikit-learn 1.9's test_neighbors.py",
 )
 def test_sklearn_neighbors_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", "cpu")
+    monkeypatch.setenv("GPUML_DEVICE", suite_device())
     monkeypatch.delenv("GPUML_SWAP", raising=False)
     outcome = run_sklearn_tests(
         "tests.sklearn_neighbors_plugin",

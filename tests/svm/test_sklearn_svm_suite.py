@@ -22,7 +22,7 @@ import pytest
 import sklearn
 
 from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests
+from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
 
 SUITE = SKLEARN / "svm" / "tests" / "test_svm.py"
 DESELECTED = "not test_linearsvr_fit_sampleweight"
@@ -44,7 +44,7 @@ PASSED = 125
     reason="the expected results are scikit-learn 1.9's test_svm.py",
 )
 def test_sklearn_svm_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", "cpu")
+    monkeypatch.setenv("GPUML_DEVICE", suite_device())
     outcome = run_sklearn_tests(
         "tests.sklearn_svm_plugin", [SUITE], tmp_path, select=DESELECTED
     )
