@@ -10,9 +10,17 @@ crosses the bus once, not at every call. The cache is dropped on pickling.
 
 from __future__ import annotations
 
+import copy
 from types import ModuleType
 
-from gpuml._array import namespace_of, to_family_attribute, to_namespace
+from gpuml._array import (
+    DEVICE,
+    HOST,
+    input_family,
+    namespace_of,
+    to_family_attribute,
+    to_namespace,
+)
 from gpuml._backend import is_cudf_strings
 
 
@@ -85,6 +93,51 @@ def move_fitted_to_family(estimator, family: str) -> None:
                     for v in value
                 ],
             )
+
+
+def host_view(estimator):
+    """``estimator`` as host code sees it: the object itself when none of its
+    fitted arrays is device data, else a shallow copy whose fitted arrays
+    (those of its sub-estimators and Pipeline steps too) are NumPy/SciPy.
+
+    A foreign scorer (a scikit-learn scorer object, a user's callable) gets
+    this view with host data: scikit-learn's scorers read ``classes_`` with
+    NumPy, which refuses CuPy arrays. The estimator itself is not changed.
+    """
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list):
+        viewed = [(name, host_view(step)) for name, step in steps]
+        if all(new is old for (_, new), (_, old) in zip(viewed, steps, strict=True)):
+            return estimator
+        view = copy.copy(estimator)
+        view.steps = viewed
+        return view
+    if not isinstance(estimator, DeviceCacheMixin):
+        return estimator
+    changed = {}
+    for name, value in vars(estimator).items():
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        if isinstance(value, DeviceCacheMixin):
+            moved = host_view(value)
+        elif hasattr(value, "shape") and input_family(value) == DEVICE:
+            moved = to_family_attribute(value, HOST)
+        elif isinstance(value, list) and any(
+            hasattr(v, "shape") and input_family(v) == DEVICE for v in value
+        ):
+            moved = [
+                to_family_attribute(v, HOST) if hasattr(v, "shape") else v
+                for v in value
+            ]
+        else:
+            continue
+        if moved is not value:
+            changed[name] = moved
+    if not changed:
+        return estimator
+    view = copy.copy(estimator)
+    vars(view).update(changed)
+    return view
 
 
 def accepts_device_input(estimator, X=None) -> bool:

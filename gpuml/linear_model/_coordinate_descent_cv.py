@@ -74,6 +74,7 @@ from gpuml.linear_model._coordinate_descent_paths import (
     path_mse,
 )
 from gpuml.linear_model._ridge_cv import raise_for_params
+from gpuml.model_selection._data import host_split_params
 
 _ACCEPT_SPARSE = ("csr", "csc", "coo")
 
@@ -180,7 +181,7 @@ class _LinearModelCV(
         cv = check_cv(self.cv)
         if routing_enabled():
             routed = process_routing(self, "fit", sample_weight=sample_weight, **params)
-            split_params = routed.splitter.split
+            split_params = host_split_params(routed.splitter.split)
         else:
             split_params = {}
         placeholder = np.broadcast_to(np.float64(0), (X.shape[0], 1))

@@ -82,13 +82,13 @@ from gpuml.linear_model._logistic import (
     _encode_labels,
 )
 from gpuml.linear_model._ridge_cv import raise_for_params
-from gpuml.metrics import Scorer, get_scorer, get_scorer_names
+from gpuml.metrics import Scorer, check_scoring, get_scorer, get_scorer_names
 from gpuml.model_selection._batch import (
     batch_response,
     candidates_per_batch,
     memory_budget,
 )
-from gpuml.model_selection._data import SearchData, upload
+from gpuml.model_selection._data import SearchData, host_split_params, upload
 
 _L1_RATIOS_DEFAULT_WARNING = (
     "The default value for l1_ratios will change from None to (0.0,) "
@@ -458,7 +458,7 @@ class LogisticRegressionCV(LogisticRegression):
             routed = process_routing(
                 self, "fit", sample_weight=sample_weight_given, **params
             )
-            split_params = routed.splitter.split
+            split_params = host_split_params(routed.splitter.split)
             score_params = dict(routed.scorer.score)
         else:
             split_params = {}
@@ -861,7 +861,8 @@ class LogisticRegressionCV(LogisticRegression):
         raise_for_params(score_params, self, "score")
         if sample_weight is not None:
             score_params["sample_weight"] = sample_weight
-        scoring = self._get_scorer()
+        # a foreign scorer: host data and a host view of this model
+        scoring = check_scoring(self, self._get_scorer())
         if routing_enabled():
             routed = process_routing(self, "score", **score_params).scorer.score
         else:

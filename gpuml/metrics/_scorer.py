@@ -56,6 +56,7 @@ from gpuml._sklearn_compat import (
     sklearn_scorer_spec,
     validate_params,
 )
+from gpuml.base import host_view
 from gpuml.metrics import _classification, _ranking, _regression
 from gpuml.metrics._batch_checks import check_batch
 
@@ -433,7 +434,8 @@ class _PassthroughScorer:
 
 
 class _HostScorer:
-    """A foreign scorer callable, fed host data (the host fallback)."""
+    """A foreign scorer callable, fed host data and a host view of the
+    estimator (:func:`gpuml.base.host_view`): the host fallback."""
 
     def __init__(self, scorer):
         self._scorer = scorer
@@ -442,6 +444,7 @@ class _HostScorer:
         """``scorer(estimator, X, y, ...)``, or ``scorer(estimator, X, ...)``
         for unsupervised scoring (as the search calls it when ``y`` is None)."""
         kwargs = {k: _host(v) for k, v in kwargs.items()}
+        estimator = host_view(estimator)
         return self._scorer(estimator, _host(X), *map(_host, y_true), **kwargs)
 
     def __repr__(self) -> str:

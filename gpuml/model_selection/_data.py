@@ -110,6 +110,12 @@ def download(value):
     return to_host(as_device_native(value))
 
 
+def host_split_params(split_params) -> dict:
+    """The splitter's metadata as host data, those given (only ``y`` and
+    these reach the host to draw the folds)."""
+    return {k: download(v) for k, v in split_params.items() if v is not None}
+
+
 def take(value, indices):
     """Rows ``indices`` of ``value``, indexed where ``value`` lives.
 

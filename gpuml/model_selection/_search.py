@@ -56,7 +56,7 @@ from gpuml.model_selection import _parallel
 from gpuml.model_selection._batch import final_step, group_candidates, is_pipeline
 from gpuml.model_selection._callbacks import NO_HOOKS, EvaluationHooks
 from gpuml.model_selection._dask import search_client, warm_up, worth_dispatching
-from gpuml.model_selection._data import SearchData, download
+from gpuml.model_selection._data import SearchData, download, host_split_params
 from gpuml.model_selection._progress import Progress
 from gpuml.model_selection._results import Options, resolve_deferred
 from gpuml.model_selection._split import kfold_indices
@@ -92,12 +92,6 @@ def _host_folds(cv, n_samples, y, split_params: dict) -> list:
         (_fold_indices(train), _fold_indices(test))
         for train, test in cv.split(_placeholder(n_samples), y, **split_params)
     ]
-
-
-def host_split_params(split_params) -> dict:
-    """The splitter's metadata as host data, those given (only ``y`` and
-    these reach the host to draw the folds)."""
-    return {k: download(v) for k, v in split_params.items() if v is not None}
 
 
 def _failure_summary(out: list, candidates: list, n_splits: int) -> str:

@@ -53,13 +53,12 @@ from gpuml.base import accepts_device_input, move_fitted_to_family
 from gpuml.metrics._scorer import check_scoring
 from gpuml.model_selection import _parallel
 from gpuml.model_selection._dask import search_client
-from gpuml.model_selection._data import SearchData, download, take
+from gpuml.model_selection._data import SearchData, download, host_split_params, take
 from gpuml.model_selection._results import Options, synchronize
 from gpuml.model_selection._search import (
     _fold_indices,
     _placeholder,
     evaluate,
-    host_split_params,
 )
 
 # learning_curve's default training sizes (scikit-learn's).

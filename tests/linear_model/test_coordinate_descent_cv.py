@@ -258,6 +258,9 @@ def test_fold_batch_equals_fold_by_fold(rng):
 
 
 @pytest.mark.skipif(not cd.SWEEP_KERNEL, reason="the sweep kernel is off")
+# wide folds at tol=1e-10 can stop at max_iter: scikit-learn warns on the
+# same data with the same gaps (seen on an H100, 2026-11-27); both ways warn
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("shape", [(60, 8), (20, 30)], ids=["gram", "dense"])
 def test_fold_kernel_sweep_equals_loop(backend, rng, shape):
     """On the GPU the folds' sweeps are one kernel launch per fold (Gram or

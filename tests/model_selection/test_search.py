@@ -278,6 +278,29 @@ def test_foreign_scorer_callable(backend, rng):
     assert ours.scorer_ is neg_max_residual
 
 
+@pytest.mark.parametrize("name", ["neg_log_loss", "accuracy"])
+def test_foreign_scorer_object_of_a_classifier(backend, rng, name):
+    # scikit-learn's own scorer objects read the fitted classifier's
+    # classes_ with NumPy: they get a host view of a model fitted on CuPy
+    from sklearn.metrics import get_scorer as sk_get_scorer
+
+    from gpuml.linear_model import LogisticRegression as GpumlLogisticRegression
+
+    X, y = classification(rng)
+    grid = {"C": [0.01, 0.1, 1.0]}
+    scoring = sk_get_scorer(name)
+    tight = {"tol": 1e-10, "max_iter": 10_000}
+    theirs = SkGridSearchCV(LogisticRegression(**tight), grid, scoring=scoring)
+    ours = GridSearchCV(GpumlLogisticRegression(**tight), grid, scoring=scoring)
+    theirs.fit(X, y)
+    ours.fit(backend.asarray(X), backend.asarray(y))
+    assert_results_match(ours, theirs)
+    assert ours.score(backend.asarray(X), backend.asarray(y)) == pytest.approx(
+        theirs.score(X, y), rel=1e-6
+    )
+    backend.assert_family(ours.best_estimator_.classes_)
+
+
 def test_make_scorer_of_a_gpuml_metric(backend, rng):
     X, y = regression(rng)
     scoring = make_scorer(mean_squared_error, greater_is_better=False)
