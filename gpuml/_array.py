@@ -196,6 +196,40 @@ def to_family(array, family: str):
     return to_namespace(array, get_cupy())
 
 
+def into_input(result, X_in, copy: bool):
+    """``result`` written into the caller's ``X_in``, and ``X_in`` returned,
+    where scikit-learn's ``copy=False`` transforms ``X_in`` in place: a
+    writeable NumPy array of ``result``'s dtype and shape, or a SciPy matrix
+    of ``result``'s format, dtype and stored entries. A transform of host
+    data computed on the GPU gives a new host array; this keeps the promise
+    of ``copy=False`` (scikit-learn's code and users rely on it). Else, and
+    with ``copy=True``, ``result``."""
+    if copy or result is X_in or type(result) is not type(X_in):
+        return result
+    if isinstance(X_in, np.ndarray):
+        if (
+            X_in.shape == result.shape
+            and X_in.dtype == result.dtype
+            and X_in.flags.writeable
+        ):
+            X_in[...] = result
+            return X_in
+        return result
+    if (
+        sp.issparse(X_in)
+        and X_in.format in ("csr", "csc")
+        and X_in.format == result.format
+        and X_in.shape == result.shape
+        and X_in.dtype == result.dtype
+        and X_in.data.flags.writeable
+        and np.array_equal(X_in.indptr, result.indptr)
+        and np.array_equal(X_in.indices, result.indices)
+    ):
+        X_in.data[...] = result.data
+        return X_in
+    return result
+
+
 def to_family_attribute(value, family: str):
     """A fitted attribute in ``family``; a 0-d host array becomes a NumPy
     scalar, as scikit-learn stores scalar attributes."""

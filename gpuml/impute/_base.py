@@ -26,6 +26,7 @@ from gpuml._array import (
     HOST,
     compute_namespace,
     input_family,
+    into_input,
     is_sparse,
     to_family,
     to_host,
@@ -455,7 +456,8 @@ class SimpleImputer(_BaseImputer):
         else:
             X[...] = xp.where(mask, valid[None, :], X)
         X = self._concatenate_indicator(X, full_mask, xp)
-        return to_output(to_family(X, family), X_in, self.get_feature_names_out)
+        X = into_input(to_family(X, family), X_in, self.copy)
+        return to_output(X, X_in, self.get_feature_names_out)
 
     def inverse_transform(self, X):
         """Convert the data back to the original representation.

@@ -70,10 +70,10 @@ def _check_inputs_dtype(X, missing_values) -> None:
 def _validate(estimator, X, *, in_fit, dtype, allow_nan, accept_sparse):
     """Validate ``X`` and move it to where it is computed on.
 
-    Returns ``(X, xp)``: numeric data in the compute namespace, object data
-    on the host (``xp`` is NumPy). Validation runs where the data are (host
-    data are not uploaded before their dtype is known); the NaN/inf scan
-    runs in ``xp``.
+    Returns ``(X, xp)``: numeric data in the compute namespace; object,
+    string and integer sparse data on the host (``xp`` is NumPy).
+    Validation runs where the data are (host data are not uploaded before
+    their dtype is known); the NaN/inf scan runs in ``xp``.
     """
     xp = compute_namespace()
     X = validate_data(
@@ -89,6 +89,11 @@ def _validate(estimator, X, *, in_fit, dtype, allow_nan, accept_sparse):
         sk_assert_all_finite(
             X, allow_nan=allow_nan, estimator_name=type(estimator).__name__
         )
+        return X, np
+    if X.dtype.kind not in "biuf" or (is_sparse(X) and X.dtype.kind in "iu"):
+        # strings and bytes (refused by the caller with scikit-learn's
+        # message), and integer sparse data (cupyx holds floats and bools
+        # only): on the host, as given
         return X, np
     X = to_namespace(X, xp)
     assert_all_finite(

@@ -66,7 +66,9 @@ ZERO_WEIGHTS = (
 def get_weights(dist, weights, xp: ModuleType):
     """scikit-learn's ``_get_weights``: None for uniform weights, inverse
     distances for ``"distance"`` (a query at distance zero from some fitted
-    rows gives them weight 1 and the others 0), else ``weights(dist)``."""
+    rows gives them weight 1 and the others 0), else ``weights(dist)``: a
+    user's function, written for NumPy as scikit-learn documents it, gets the
+    distances as a NumPy array (its result returns to ``xp``)."""
     if weights in (None, "uniform"):
         return None
     if weights == "distance":
@@ -75,7 +77,7 @@ def get_weights(dist, weights, xp: ModuleType):
         inf_mask = xp.isinf(dist)
         inf_row = xp.any(inf_mask, axis=1)
         return xp.where(inf_row[:, None], inf_mask.astype(dist.dtype), dist)
-    return weights(dist)
+    return to_namespace(np.asarray(weights(to_host(dist))), xp)
 
 
 def check_some_weight(weights, xp: ModuleType) -> None:

@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from gpuml._array import (
     compute_namespace,
     input_family,
+    into_input,
     is_sparse,
     to_family,
     to_family_attribute,
@@ -552,7 +553,8 @@ class StandardScaler(
         X = self._apply(
             X, xp, inverse=False, inplace=_may_overwrite(X, X_in, copy), copy=copy
         )
-        return to_output(to_family(X, family), X_in, lambda: self._output_columns(X_in))
+        X = into_input(to_family(X, family), X_in, copy)
+        return to_output(X, X_in, lambda: self._output_columns(X_in))
 
     def inverse_transform(self, X, copy=None):
         """Scale back the data to the original representation.
@@ -581,7 +583,8 @@ class StandardScaler(
         X = self._apply(
             X, xp, inverse=True, inplace=_may_overwrite(X, X_in, copy), copy=copy
         )
-        return to_output(to_family(X, family), X_in, lambda: self._output_columns(X_in))
+        X = into_input(to_family(X, family), X_in, copy)
+        return to_output(X, X_in, lambda: self._output_columns(X_in))
 
     def _output_columns(self, X):
         """A cuDF DataFrame's column names, kept by its scaled copy."""

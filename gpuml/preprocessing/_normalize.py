@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import StrOptions
 from gpuml._array import (
     compute_namespace,
     input_family,
+    into_input,
     is_sparse,
     to_family,
     to_output,
@@ -196,7 +197,8 @@ class Normalizer(
         else:
             X = normalize_dense(X, self.norm, xp=xp)
         columns = list(X_in.columns) if hasattr(X_in, "columns") else None
-        return to_output(to_family(X, family), X_in, lambda: columns)
+        X = into_input(to_family(X, family), X_in, copy)
+        return to_output(X, X_in, lambda: columns)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from gpuml._array import (
     compute_namespace,
     input_family,
+    into_input,
     is_sparse,
     to_family,
     to_output,
@@ -274,7 +275,9 @@ class RobustScaler(
             dtype=_FLOAT_DTYPES,
             allow_nan=True,
         )
-        return self._output(self._apply(X, X_in, xp, inverse=False), family, X_in)
+        return self._output(
+            self._apply(X, X_in, xp, inverse=False), family, X_in, self.copy
+        )
 
     def inverse_transform(self, X):
         """Scale the data back to the original representation.
@@ -296,7 +299,9 @@ class RobustScaler(
         X = check_array(
             X, xp=xp, accept_sparse=("csr", "csc"), dtype=_FLOAT_DTYPES, allow_nan=True
         )
-        return self._output(self._apply(X, X_in, xp, inverse=True), family, X_in)
+        return self._output(
+            self._apply(X, X_in, xp, inverse=True), family, X_in, self.copy
+        )
 
     def _apply(self, X, X_in, xp: ModuleType, *, inverse: bool):
         """Center and scale (or undo it) in X's dtype, as scikit-learn does.
@@ -322,9 +327,10 @@ class RobustScaler(
         return X
 
     @staticmethod
-    def _output(X, family: str, X_in):
+    def _output(X, family: str, X_in, copy: bool):
         columns = list(X_in.columns) if hasattr(X_in, "columns") else None
-        return to_output(to_family(X, family), X_in, lambda: columns)
+        X = into_input(to_family(X, family), X_in, copy)
+        return to_output(X, X_in, lambda: columns)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from gpuml._array import (
     compute_namespace,
     input_family,
+    into_input,
     is_sparse,
     to_family,
     to_output,
@@ -120,9 +121,10 @@ class _RangeScalerMixin(DeviceCacheMixin):
         )
 
     @staticmethod
-    def _output(X, family: str, X_in):
+    def _output(X, family: str, X_in, copy: bool):
         columns = list(X_in.columns) if hasattr(X_in, "columns") else None
-        return to_output(to_family(X, family), X_in, lambda: columns)
+        X = into_input(to_family(X, family), X_in, copy)
+        return to_output(X, X_in, lambda: columns)
 
     def _count(self, X, first_pass: bool) -> None:
         if first_pass:
@@ -334,7 +336,7 @@ class MinMaxScaler(
                 xp.asarray(high, dtype=X.dtype),
                 out=X,
             )
-        return self._output(X, family, X_in)
+        return self._output(X, family, X_in, self.copy)
 
     def inverse_transform(self, X):
         """Undo the scaling of ``X`` according to ``feature_range``.
@@ -357,7 +359,7 @@ class MinMaxScaler(
         X = _writable_copy(X, X_in, self.copy)
         xp.subtract(X, self._fitted("min_", xp), out=X)
         xp.divide(X, self._fitted("scale_", xp), out=X)
-        return self._output(X, family, X_in)
+        return self._output(X, family, X_in, self.copy)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -526,7 +528,7 @@ class MaxAbsScaler(
             if self.clip:
                 one = xp.asarray(1.0, dtype=X.dtype)
                 xp.clip(X, -one, one, out=X)
-        return self._output(X, family, X_in)
+        return self._output(X, family, X_in, self.copy)
 
     def inverse_transform(self, X):
         """Scale the data back to the original representation.
@@ -555,7 +557,7 @@ class MaxAbsScaler(
         else:
             X = X if inplace else X.copy()
             xp.multiply(X, scale, out=X)
-        return self._output(X, family, X_in)
+        return self._output(X, family, X_in, self.copy)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -349,3 +349,47 @@ def test_a_searchs_best_estimator_moves_the_indicator_too(monkeypatch):
     gpuml.base.move_fitted_to_family(make_pipeline(imputer), "host")
     assert any(value is imputer.statistics_ for value in moved)
     assert any(value is imputer.indicator_.features_ for value in moved)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csc"])
+def test_copy_false_imputes_host_input_in_place(backend, rng, fmt):
+    # scikit-learn's promise: copy=False imputes a float array (dense, or
+    # the stored values of a CSC matrix) in place, also when the work is
+    # done on the GPU
+    X = rng.normal(size=(20, 3))
+    X[rng.random(X.shape) < 0.25] = 0.0
+    X[::4, 1] = -1.0
+    want = sk_impute.SimpleImputer(missing_values=-1.0).fit(X).transform(X)
+    X_in = backend.as_format(X, fmt)
+    got = SimpleImputer(missing_values=-1.0, copy=False).fit(X_in).transform(X_in)
+    assert got is X_in
+    got = got.toarray() if hasattr(got, "toarray") else got
+    np.testing.assert_allclose(backend.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("strategy", ["constant", "most_frequent"])
+def test_string_arrays_are_refused_as_sklearn(backend, strategy):
+    X = np.array([["a", "b"], ["c", "a"]], dtype="U1")
+    with pytest.raises(ValueError, match="SimpleImputer does not support data") as want:
+        sk_impute.SimpleImputer(strategy=strategy).fit(X)
+    with pytest.raises(ValueError) as got:
+        SimpleImputer(strategy=strategy).fit(X)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("strategy", ["mean", "most_frequent", "constant"])
+def test_integer_sparse_input_as_sklearn(backend, rng, strategy):
+    # cupyx holds no integer sparse data: host integer CSC is imputed on
+    # the host (the result is scikit-learn's, its dtype too)
+    X = sp.random(12, 4, density=0.6, format="csc", random_state=0, dtype=np.float64)
+    X.data = np.rint(X.data * 4.0) - 1.0
+    X = X.astype(np.int32)
+    X.data[::3] = -1
+    params = {"missing_values": -1, "strategy": strategy}
+    want = sk_impute.SimpleImputer(**params).fit_transform(X)
+    got = SimpleImputer(**params).fit_transform(X)
+    assert type(got) is type(want) and got.dtype == want.dtype
+    np.testing.assert_allclose(got.toarray(), want.toarray())
+    indicator = MissingIndicator(missing_values=-1).fit_transform(X)
+    want = sk_impute.MissingIndicator(missing_values=-1).fit_transform(X)
+    np.testing.assert_array_equal(indicator.toarray(), want.toarray())

@@ -39,8 +39,10 @@ def _one_openmp_thread():
 
 
 def inverse_plus_one(dist):
-    """A callable weight that works on NumPy and CuPy arrays alike."""
-    return 1.0 / (1.0 + dist)
+    """A callable weight, written for NumPy (as scikit-learn documents them):
+    gpuml hands it NumPy distances on every backend."""
+    assert isinstance(dist, np.ndarray), type(dist)
+    return np.vectorize(lambda d: 1.0 / (1.0 + d))(dist)
 
 
 WEIGHTS = ["uniform", "distance", inverse_plus_one]

@@ -406,3 +406,35 @@ def test_a_search_feeds_pipelines_of_the_scalers_device_data(name):
         make_pipeline(getattr(gp, name)(), LogisticRegression())
     )
     assert not accepts_device_input(getattr(skp, name)())
+
+
+IN_PLACE = [
+    (gp.StandardScaler, "dense", {}),
+    (gp.StandardScaler, "csr", {"with_mean": False}),
+    (gp.MinMaxScaler, "dense", {}),
+    (gp.MaxAbsScaler, "csc", {}),
+    (gp.RobustScaler, "dense", {}),
+    (gp.Normalizer, "csr", {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("cls", "fmt", "params"),
+    IN_PLACE,
+    ids=[f"{c.__name__}-{f}" for c, f, _ in IN_PLACE],
+)
+def test_copy_false_transforms_host_input_in_place(backend, rng, cls, fmt, params):
+    # scikit-learn's promise (and its own tests'): with copy=False a
+    # writeable float array of the right format is transformed in place and
+    # returned, also when the work is done on the GPU
+    X = rng.normal(size=(30, 4))
+    X[rng.random(X.shape) < 0.3] = 0.0
+    want = getattr(skp, cls.__name__)(**params).fit(X).transform(X)
+    X_in = backend.as_format(X, fmt)
+    got = cls(copy=False, **params).fit(X_in).transform(X_in)
+    assert got is X_in
+    got = got.toarray() if hasattr(got, "toarray") else got
+    np.testing.assert_allclose(backend.to_numpy(got), want, rtol=1e-12, atol=1e-12)
+    # copy=True leaves the input alone
+    X_in = backend.as_format(X, fmt)
+    assert cls(**params).fit(X_in).transform(X_in) is not X_in
