@@ -23,8 +23,11 @@ of inertia over the 19 fits). ``--quick`` divides the rows by 10.
 
 ``python -m benchmarks.run tuned_estimators [--quick] [--repeat N]``;
 ``python -m benchmarks.bench_tuned_estimators [NAME ...] [--rows-divisor D]
-[--device cpu]`` runs some workloads (``--device cpu``: gpuml on the CPU,
-to check the script where there is no GPU).
+[--device cpu] [--sklearn-timeout S]`` runs some workloads (``--device
+cpu``: gpuml on the CPU, to check the script where there is no GPU;
+``--sklearn-timeout``: scikit-learn's search in a child process stopped
+after S seconds, its row then "did not finish" and the speed-up a lower
+bound). gpuml's search runs first, and each result is printed as it comes.
 
 ``python -m benchmarks.bench_tuned_estimators --first-use [NAME ...]``: each
 workload's gpuml search in a fresh process on an empty ``CUPY_CACHE_DIR``,
@@ -201,15 +204,46 @@ WORKLOADS = {
 }
 
 
-def _compare(name: str, ours, theirs) -> str:
+def _summary(name: str, fitted) -> dict:
+    """What a workload's result is compared by (JSON-able)."""
     if name == "kmeans":
-        diff = rel_error(np.array(ours.inertias_), np.array(theirs.inertias_))
+        return {"inertias": [float(v) for v in fitted.inertias_]}
+    return {"best_params": repr(fitted.best_params_), "best_score": fitted.best_score_}
+
+
+def _compare(name: str, ours: dict, theirs: dict) -> str:
+    if name == "kmeans":
+        diff = rel_error(np.array(ours["inertias"]), np.array(theirs["inertias"]))
         return f"inertia rel. diff (max over k) {diff:.1e}"
-    same = ours.best_params_ == theirs.best_params_
+    same = ours["best_params"] == theirs["best_params"]
+    score = abs(ours["best_score"] - theirs["best_score"])
     return (
-        f"best params {'same' if same else 'DIFFER: ' + str(ours.best_params_)}; "
-        f"score diff {abs(ours.best_score_ - theirs.best_score_):.1e}"
+        f"best params {'same' if same else 'DIFFER: ' + ours['best_params']}; "
+        f"score diff {score:.1e}"
     )
+
+
+def _sklearn_in_child(name: str, divisor: int, timeout: float):
+    """scikit-learn's fit of a workload in a child process stopped after
+    ``timeout`` seconds: ``(seconds, summary)``, or ``(None, None)`` when it
+    did not finish (the speed-up is then at least ``timeout`` over gpuml's)."""
+    command = [sys.executable, "-m", "benchmarks.bench_tuned_estimators"]
+    command += ["--sklearn-child", name, str(divisor)]
+    try:
+        out = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout, check=True
+        )
+    except subprocess.TimeoutExpired:
+        return None, None
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    return found["seconds"], found["summary"]
+
+
+def _sklearn_child(name: str, divisor: int) -> None:
+    _, _, factory, data = WORKLOADS[name]
+    X, y = data(divisor)
+    seconds, fitted = time_once(_fitting(factory, X, y, sklearn=True))
+    print(json.dumps({"seconds": seconds, "summary": _summary(name, fitted)}))
 
 
 def _fitting(factory, X, y, *, sklearn: bool):
@@ -223,7 +257,11 @@ def run(
     names=None,
     divisor=None,
     device="gpu",
+    sklearn_timeout=None,
 ) -> list[dict]:
+    """The rows of the workloads ``names`` (all by default). gpuml's search
+    runs first; with ``sklearn_timeout`` scikit-learn's runs in a child
+    process stopped after that many seconds (a row "did not finish")."""
     from gpuml import config_context
 
     divisor = divisor or (10 if quick else 1)
@@ -233,21 +271,40 @@ def run(
         title, (module, cls), factory, data = WORKLOADS[name]
         X, y = data(divisor)
         workload = title.format(n=len(X) if not hasattr(X, "shape") else X.shape[0])
-        t_sk, fitted_sk = time_once(_fitting(factory, X, y, sklearn=True))
-        jobs = f", n_jobs={N_JOBS}" if name != "kmeans" else ""
-        rows.append(row(workload, SKLEARN, f"NumPy{jobs}", t_sk))
         label = f"gpuml ({device.upper()})"
+        ours = None
         if _gpuml(module, cls) is None:
-            rows.append(row(workload, label, "NumPy", None, f"no gpuml {cls} yet"))
-            continue
-        if device == "gpu" and cupy is None:
-            rows.append(row(workload, label, "NumPy", None, no_gpu_reason()))
-            continue
-        with config_context(device=device):
-            t_first, _ = time_once(_fitting(factory, X, y, sklearn=False))
-            t, fitted = time_call(_fitting(factory, X, y, sklearn=False), repeat)
-        note = f"first call {t_first:.3f} s; {_compare(name, fitted, fitted_sk)}"
-        rows.append(row(workload, label, "NumPy", t, note))
+            ours = row(workload, label, "NumPy", None, f"no gpuml {cls} yet")
+        elif device == "gpu" and cupy is None:
+            ours = row(workload, label, "NumPy", None, no_gpu_reason())
+        else:
+            with config_context(device=device):
+                t_first, _ = time_once(_fitting(factory, X, y, sklearn=False))
+                t, fitted = time_call(_fitting(factory, X, y, sklearn=False), repeat)
+            summary = _summary(name, fitted)
+            print(f"{name}: gpuml {t:.3f} s (first call {t_first:.3f} s)", flush=True)
+        del X, y
+        jobs = f", n_jobs={N_JOBS}" if name != "kmeans" else ""
+        if sklearn_timeout is None:
+            X, y = data(divisor)
+            t_sk, fitted_sk = time_once(_fitting(factory, X, y, sklearn=True))
+            summary_sk = _summary(name, fitted_sk)
+            del X, y, fitted_sk
+        else:
+            t_sk, summary_sk = _sklearn_in_child(name, divisor, sklearn_timeout)
+        print(f"{name}: scikit-learn {t_sk} s", flush=True)
+        note = "" if t_sk is not None else f"did not finish in {sklearn_timeout:g} s"
+        rows.append(row(workload, SKLEARN, f"NumPy{jobs}", t_sk, note))
+        if ours is None:
+            compared = (
+                _compare(name, summary, summary_sk)
+                if summary_sk is not None
+                else f"at least {sklearn_timeout / t:.0f}x (scikit-learn unfinished)"
+            )
+            ours = row(
+                workload, label, "NumPy", t, f"first call {t_first:.3f} s; {compared}"
+            )
+        rows.append(ours)
     return rows
 
 
@@ -304,16 +361,27 @@ def main(argv) -> None:
     if argv[:1] == ["--first-use"]:
         first_use(argv[1:])
         return
-    divisor, device, names = None, "gpu", []
+    if argv[:1] == ["--sklearn-child"]:
+        _sklearn_child(argv[1], int(argv[2]))
+        return
+    divisor, device, names, timeout = None, "gpu", [], None
     args = iter(argv)
     for arg in args:
         if arg == "--rows-divisor":
             divisor = int(next(args))
         elif arg == "--device":
             device = next(args)
+        elif arg == "--sklearn-timeout":
+            timeout = float(next(args))
         else:
             names.append(arg)
-    rows = run(False, names=names or None, divisor=divisor, device=device)
+    rows = run(
+        False,
+        names=names or None,
+        divisor=divisor,
+        device=device,
+        sklearn_timeout=timeout,
+    )
     print(format_table(rows))
 
 
