@@ -204,11 +204,12 @@ def into_input(result, X_in, copy: bool):
     data computed on the GPU gives a new host array; this keeps the promise
     of ``copy=False`` (scikit-learn's code and users rely on it). Else, and
     with ``copy=True``, ``result``."""
-    if copy or result is X_in or type(result) is not type(X_in):
+    if copy or result is X_in:
         return result
     if isinstance(X_in, np.ndarray):
         if (
-            X_in.shape == result.shape
+            type(result) is np.ndarray
+            and X_in.shape == result.shape
             and X_in.dtype == result.dtype
             and X_in.flags.writeable
         ):
@@ -217,6 +218,7 @@ def into_input(result, X_in, copy: bool):
         return result
     if (
         sp.issparse(X_in)
+        and sp.issparse(result)  # (a csr_array's result may be a csr_matrix)
         and X_in.format in ("csr", "csc")
         and X_in.format == result.format
         and X_in.shape == result.shape

@@ -7,7 +7,14 @@ import pytest
 import scipy.sparse as sp
 
 from gpuml import _array
-from gpuml._array import DEVICE, HOST, input_family, to_family, to_namespace
+from gpuml._array import (
+    DEVICE,
+    HOST,
+    input_family,
+    into_input,
+    to_family,
+    to_namespace,
+)
 from gpuml._validation import check_array, check_sample_weight, check_y
 from gpuml.linear_model import Ridge
 
@@ -177,3 +184,27 @@ def test_torch_cuda_tensor_input(rng):
     assert isinstance(pred, cupy.ndarray)
     expected = Ridge().fit(X.cpu().numpy(), y.cpu().numpy())
     np.testing.assert_allclose(model.coef_.get(), expected.coef_, rtol=1e-8)
+
+
+def test_into_input_writes_where_copy_false_transforms_in_place():
+    X = np.arange(6.0).reshape(3, 2)
+    result = X * 2.0
+    assert into_input(result, X, copy=True) is result
+    assert into_input(result, X, copy=False) is X
+    np.testing.assert_array_equal(X, result)
+    # a dtype, shape or writeability that scikit-learn's validation would
+    # have copied: the result, the input untouched
+    for other in (X.astype(np.float32), X[:2].copy()):
+        assert into_input(result, other, copy=False) is result
+    frozen = np.zeros((3, 2))
+    frozen.flags.writeable = False
+    assert into_input(result, frozen, copy=False) is result
+    assert not frozen.any()
+    # sparse: the same format and stored entries (a csr_array's result may
+    # come back as a csr_matrix), else the result
+    S = sp.csr_array(np.eye(3))
+    doubled = sp.csr_matrix(np.eye(3) * 2.0)
+    assert into_input(doubled, S, copy=False) is S
+    np.testing.assert_array_equal(S.toarray(), np.eye(3) * 2.0)
+    for other in (sp.csc_matrix(np.eye(3)), sp.csr_matrix(np.ones((3, 3)))):
+        assert into_input(doubled, other, copy=False) is doubled
