@@ -24,6 +24,7 @@ is gpuml's. It differs from scikit-learn's in where the work happens:
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from collections import defaultdict
@@ -551,6 +552,35 @@ class _DeviceSearchMixin:
         self.best_estimator_ = best
         if hasattr(best, "feature_names_in_"):
             self.feature_names_in_ = best.feature_names_in_
+
+    def score(self, X, y=None, **params):
+        """scikit-learn's ``score``; a foreign scorer callable (``scorer_``
+        as the user gave it) is called with host data and a host view of
+        ``best_estimator_``, as during the search (scikit-learn's scorer
+        objects read ``classes_`` with NumPy).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+        y : array-like of shape (n_samples, n_output) or (n_samples,), default=None
+            Target relative to X; None for unsupervised learning.
+        **params : dict
+            Parameters to be passed to the underlying scorer(s) (metadata
+            routing).
+
+        Returns
+        -------
+        score : float
+            The score defined by ``scoring`` if provided, and the
+            ``best_estimator_.score`` method otherwise.
+        """
+        scorer = getattr(self, "scorer_", None)
+        if scorer is None or scorer is not self.scoring or isinstance(scorer, Scorer):
+            return super().score(X, y, **params)  # (see _public_scorer)
+        search = copy.copy(self)  # the same search, with the host fallback
+        search.scorer_ = check_scoring(None, scorer)
+        return super(_DeviceSearchMixin, search).score(X, y, **params)
 
     def _public_scorer(self, scorer):
         """``scorer_`` as scikit-learn exposes it (a dict for several metrics)."""

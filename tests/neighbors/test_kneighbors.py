@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 from gpuml.model_selection import GridSearchCV
 from gpuml.neighbors import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
 from gpuml.preprocessing import StandardScaler
+from tests.model_selection.test_search import _assert_ranks_match
 
 RTOL = 1e-12
 
@@ -361,10 +362,21 @@ def _assert_same_search(ours, sk):
         np.testing.assert_allclose(
             ours.cv_results_[key], sk.cv_results_[key], rtol=RTOL, atol=1e-15
         )
-    np.testing.assert_array_equal(
-        ours.cv_results_["rank_test_score"], sk.cv_results_["rank_test_score"]
+    # candidates whose mean scores agree to rounding may rank either way: at
+    # n_neighbors=1 "uniform" and "distance" give y and (y * w) / w, which
+    # tie exactly or by an ulp depending on the distances' last bits (the
+    # GPU's differ from scikit-learn's in those)
+    means = sk.cv_results_["mean_test_score"]
+    _assert_ranks_match(
+        ours.cv_results_["rank_test_score"],
+        sk.cv_results_["rank_test_score"],
+        means,
+        1e-12,
+        "rank_test_score",
     )
-    assert ours.best_params_ == sk.best_params_
+    top = np.sort(means)[::-1]
+    if top[0] - top[1] > 1e-12:
+        assert ours.best_params_ == sk.best_params_
 
 
 @pytest.mark.parametrize("name", ["c", "r"])
