@@ -16,6 +16,10 @@ from gpuml._linalg import sparse_module
 
 # Entries of one block of the assignment's product (rows x runs x clusters).
 _BLOCK = 2**24
+# The device's M-step takes dense one-hot blocks up to this many clusters a
+# run (its matrix products grow with the clusters, the sparse product's sort
+# does not). Chosen by operation counts, not yet measured on a GPU.
+_DENSE_ONE_HOT_CLUSTERS = 256
 
 
 def sq_norms(X, xp: ModuleType):
@@ -90,8 +94,21 @@ def assign(X, centers, xp: ModuleType):
 
 def cluster_sums(X, labels, w, n_clusters: int, xp: ModuleType):
     """Weighted sums ``(n_runs, n_clusters, n_features)`` and weights
-    ``(n_runs, n_clusters)`` of each run's clusters: one product of a sparse
-    one-hot matrix (a weight per sample) with ``X``."""
+    ``(n_runs, n_clusters)`` of each run's clusters.
+
+    On the host, and for sparse ``X``: one product of a sparse one-hot
+    matrix (a weight per sample) with ``X`` (:func:`_sparse_one_hot_sums`).
+    On the device, for dense ``X`` and up to ``_DENSE_ONE_HOT_CLUSTERS``
+    clusters: dense one-hot blocks times ``X`` (:func:`_dense_one_hot_sums`),
+    because cupyx makes a CSR matrix from coordinates by sorting them, at
+    every Lloyd iteration (SciPy counts them instead).
+    """
+    if xp is np or is_sparse(X) or n_clusters > _DENSE_ONE_HOT_CLUSTERS:
+        return _sparse_one_hot_sums(X, labels, w, n_clusters, xp)
+    return _dense_one_hot_sums(X, labels, w, n_clusters, xp)
+
+
+def _sparse_one_hot_sums(X, labels, w, n_clusters: int, xp: ModuleType):
     n_runs, n_samples = labels.shape
     # cupyx's sparse matrices take 32-bit indices.
     index = xp.int32 if max(n_runs * n_clusters, n_samples) < 2**31 else xp.int64
@@ -107,6 +124,30 @@ def cluster_sums(X, labels, w, n_clusters: int, xp: ModuleType):
     weights = xp.bincount(rows, weights=data, minlength=n_runs * n_clusters)
     return (
         sums.reshape(n_runs, n_clusters, X.shape[1]).astype(X.dtype, copy=False),
+        weights.reshape(n_runs, n_clusters).astype(X.dtype, copy=False),
+    )
+
+
+def _dense_one_hot_sums(X, labels, w, n_clusters: int, xp: ModuleType):
+    """:func:`cluster_sums` of dense ``X`` by blocks of rows: each block's
+    one-hot matrix ``(n_runs * n_clusters, rows)`` of sample weights, times
+    the block of ``X`` (one matrix product), and its row sums."""
+    n_runs, n_samples = labels.shape
+    n_rows = n_runs * n_clusters
+    sums = xp.zeros((n_rows, X.shape[1]), dtype=X.dtype)
+    weights = xp.zeros(n_rows, dtype=xp.float64)
+    ids = xp.arange(n_clusters, dtype=labels.dtype)[None, :, None]
+    zero = xp.zeros((), dtype=X.dtype)
+    w = w.astype(X.dtype, copy=False)
+    step = max(1, _BLOCK // n_rows)
+    for start in range(0, n_samples, step):
+        stop = min(start + step, n_samples)
+        one_hot = xp.where(labels[:, None, start:stop] == ids, w[start:stop], zero)
+        one_hot = one_hot.reshape(n_rows, stop - start)
+        sums += one_hot @ X[start:stop]
+        weights += one_hot.sum(axis=1, dtype=xp.float64)
+    return (
+        sums.reshape(n_runs, n_clusters, X.shape[1]),
         weights.reshape(n_runs, n_clusters).astype(X.dtype, copy=False),
     )
 

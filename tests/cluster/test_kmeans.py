@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans as SkKMeans
 from sklearn.exceptions import ConvergenceWarning
 
+from gpuml._array import namespace_of
 from gpuml.cluster import KMeans
 from gpuml.cluster import _lloyd as kmeans_module
 
@@ -119,6 +120,29 @@ def test_batched_runs_equal_runs_alone(rng):
         np.testing.assert_array_equal(alone[0][0], centers[r])
         np.testing.assert_array_equal(alone[1][0], labels[r])
         assert alone[2][0] == n_iter[r]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dense_and_sparse_one_hot_sums_agree(backend, rng, monkeypatch, dtype):
+    """The device's M-step (dense one-hot blocks times X) and the host's
+    (one sparse one-hot product) give the same sums and weights, in X's
+    dtype, over several blocks of rows."""
+    X = backend.asarray(rng.normal(size=(700, 5)).astype(dtype))
+    xp = namespace_of(X)
+    w = backend.asarray(rng.uniform(0.5, 2.0, 700).astype(dtype))
+    labels = backend.asarray(rng.integers(0, 4, size=(3, 700)).astype(np.int32))
+    monkeypatch.setattr(kmeans_module, "_BLOCK", 12 * 50)  # 14 blocks
+    dense = kmeans_module._dense_one_hot_sums(X, labels, w, 4, xp)
+    monkeypatch.undo()
+    if backend.family == "host":
+        sparse = kmeans_module._sparse_one_hot_sums(X, labels, w, 4, xp)
+    else:  # the host's product, from host copies
+        host = [backend.to_numpy(a) for a in (X, labels, w)]
+        sparse = kmeans_module._sparse_one_hot_sums(*host, 4, np)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for got, want in zip(dense, sparse, strict=True):
+        assert got.dtype == want.dtype == dtype
+        np.testing.assert_allclose(backend.to_numpy(got), want, rtol=rtol, atol=rtol)
 
 
 def test_empty_cluster_takes_the_farthest_sample(backend, rng):
