@@ -21,6 +21,7 @@ from sklearn.model_selection._validation import (
 from sklearn.svm._base import _get_liblinear_solver_type
 from sklearn.svm._classes import _validate_dual_parameter
 from sklearn.utils import _set_output
+from sklearn.utils._encode import _check_unknown
 from sklearn.utils._mask import _get_mask
 from sklearn.utils._missing import is_pandas_na, is_scalar_nan
 from sklearn.utils._param_validation import (
@@ -33,6 +34,8 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
+from sklearn.utils._set_output import _get_output_config
+from sklearn.utils.fixes import _ensure_sparse_index_int32
 from sklearn.utils.validation import (
     _assert_all_finite_element_wise,
     _check_feature_names,
@@ -74,11 +77,14 @@ __all__ = [
     "check_feature_names",
     "check_feature_names_in",
     "check_n_features",
+    "check_unknown",
     "check_y_host",
     "deprecate_positional_args",
     "enforce_prediction_order",
+    "ensure_sparse_index_int32",
     "fit_context",
     "get_mask",
+    "get_output_config",
     "host_most_frequent",
     "init_callback_context",
     "insert_error_scores",
@@ -110,6 +116,12 @@ check_feature_names_in = _check_feature_names_in
 get_mask = _get_mask
 host_most_frequent = _most_frequent
 check_n_features = _check_n_features
+# The encoders' host helpers: scikit-learn's list of unknown categories (its
+# error message), the output configuration of set_output, and the int32
+# index arrays of OneHotEncoder's CSR output.
+check_unknown = _check_unknown
+get_output_config = _get_output_config
+ensure_sparse_index_int32 = _ensure_sparse_index_int32
 check_y_host = _check_y
 # A FutureWarning for arguments passed by position that become keyword-only.
 deprecate_positional_args = _deprecate_positional_args

@@ -67,7 +67,8 @@ def move_fitted_to_family(estimator, family: str) -> None:
     user's data would have given: NumPy attributes for NumPy input. Steps of
     a :class:`~sklearn.pipeline.Pipeline` are moved one by one; estimators
     that are not gpuml's are left alone (they were fitted on the user's own
-    family to begin with).
+    family to begin with). Attributes named in an estimator's class attribute
+    ``_host_attributes`` stay on the host (the encoders' ``categories_``).
     """
     steps = getattr(estimator, "steps", None)
     if isinstance(steps, list):
@@ -76,8 +77,9 @@ def move_fitted_to_family(estimator, family: str) -> None:
         return
     if not isinstance(estimator, DeviceCacheMixin):
         return
+    host_only = getattr(estimator, "_host_attributes", ())
     for name, value in list(vars(estimator).items()):
-        if not name.endswith("_") or name.startswith("_"):
+        if not name.endswith("_") or name.startswith("_") or name in host_only:
             continue
         if isinstance(value, DeviceCacheMixin):  # a fitted sub-estimator
             move_fitted_to_family(value, family)  # (SimpleImputer's indicator_)

@@ -1,7 +1,8 @@
-"""Scalers and other transformers used in pipelines."""
+"""Scalers, encoders and other transformers used in pipelines."""
 
 from gpuml import _missing
 from gpuml.preprocessing._data import StandardScaler
+from gpuml.preprocessing._encoders import OneHotEncoder, OrdinalEncoder
 from gpuml.preprocessing._normalize import Normalizer
 from gpuml.preprocessing._robust import RobustScaler
 from gpuml.preprocessing._scalers import MaxAbsScaler, MinMaxScaler
@@ -10,6 +11,8 @@ __all__ = [
     "MaxAbsScaler",
     "MinMaxScaler",
     "Normalizer",
+    "OneHotEncoder",
+    "OrdinalEncoder",
     "RobustScaler",
     "StandardScaler",
 ]
