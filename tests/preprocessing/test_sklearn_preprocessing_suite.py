@@ -56,18 +56,22 @@ def test_sklearn_preprocessing_suite_fails_only_as_known(tmp_path, monkeypatch):
 
 
 def test_plugin_swaps_every_public_preprocessing_class():
-    """The plugin's explicit list is gpuml.preprocessing's ``__all__``, each
-    name a scikit-learn class (read from its source: importing the plugin
-    would swap the classes in this process)."""
+    """The plugins' explicit lists (the scalers' here, the encoders' in
+    ``tests/sklearn_encoders_plugin.py``) make up gpuml.preprocessing's
+    ``__all__``, each name a scikit-learn class (read from their source:
+    importing a plugin would swap the classes in this process)."""
     import sklearn.preprocessing as skp
 
     import gpuml.preprocessing
 
-    plugin = Path(__file__).parents[1] / "sklearn_preprocessing_plugin.py"
-    swapped = None
-    for node in ast.parse(plugin.read_text()).body:
-        if isinstance(node, ast.Assign) and node.targets[0].id == "SWAPPED":
-            swapped = ast.literal_eval(node.value)
-    assert swapped is not None
+    swapped = []
+    for name in ("sklearn_preprocessing_plugin.py", "sklearn_encoders_plugin.py"):
+        plugin = Path(__file__).parents[1] / name
+        found = None
+        for node in ast.parse(plugin.read_text()).body:
+            if isinstance(node, ast.Assign) and node.targets[0].id == "SWAPPED":
+                found = ast.literal_eval(node.value)
+        assert found is not None, name
+        swapped += found
     assert sorted(swapped) == sorted(gpuml.preprocessing.__all__)
     assert all(isinstance(getattr(skp, name), type) for name in swapped)
