@@ -48,7 +48,7 @@ from gpuml._array import (
     to_namespace,
     to_output,
 )
-from gpuml._backend import is_cudf_object, is_cupy_object
+from gpuml._backend import get_cupy, is_cudf_object, is_cupy_object
 from gpuml._linalg import sparse_module
 from gpuml._sklearn_compat import (
     align_sparse_output,
@@ -130,9 +130,10 @@ def one_hot(codes, known, offsets, n_out: int, *, dtype, sparse_output: bool, xp
     """The one-hot matrix of the grouped ``codes``, with a 1 where ``known``.
 
     ``offsets`` (host, one per column) is the first output column of each
-    feature. A CSR matrix (SciPy's ``csr_array`` for NumPy, cupyx's for
-    CuPy) whose row ``r`` stores a 1 at ``offsets[j] + codes[r, j]`` for each
-    known ``j``, or the same as a dense array.
+    feature. Dense: an ``xp`` array of ``dtype`` with the 1s scattered at
+    ``(r, offsets[j] + codes[r, j])`` for each known ``(r, j)``. Sparse: the
+    ``(indices, indptr)`` of the same matrix as CSR (``xp`` int64 arrays;
+    the values are ones), which :func:`csr_in_family` assembles.
     """
     n_samples = codes.shape[0]
     columns = codes + xp.asarray(offsets, dtype=codes.dtype)[None, :]
@@ -142,25 +143,30 @@ def one_hot(codes, known, offsets, n_out: int, *, dtype, sparse_output: bool, xp
         out[rows, columns[rows, features]] = 1
         return out
     indices = columns[known]  # row by row, as CSR stores them
-    if xp is np:
-        indptr = np.empty(n_samples + 1, dtype=int)
-        indptr[0] = 0
-        np.sum(known, axis=1, out=indptr[1:], dtype=indptr.dtype)
-        np.cumsum(indptr[1:], out=indptr[1:])
-        data = np.ones(indptr[-1])
-        out = sp.csr_array(
-            (data, indices, indptr), shape=(n_samples, n_out), dtype=dtype
-        )
+    indptr = xp.zeros(n_samples + 1, dtype=xp.int64)
+    indptr[1:] = xp.cumsum(known.sum(axis=1, dtype=xp.int64))
+    return indices, indptr
+
+
+def csr_in_family(indices, indptr, shape, dtype, family: str):
+    """The CSR matrix of ones at ``(indices, indptr)`` in ``family``: a SciPy
+    ``csr_array`` of ``dtype`` with int32 indices where they fit (what
+    scikit-learn's OneHotEncoder returns), or a cupyx ``csr_matrix`` (of
+    float64 values where cupyx cannot hold ``dtype``)."""
+    if family != DEVICE:
+        indices, indptr = to_host(indices), to_host(indptr)
+        data = np.ones(indices.shape[0])
+        out = sp.csr_array((data, indices, indptr), shape=shape, dtype=dtype)
         ensure_sparse_index_int32(out)
         return align_sparse_output(out)
-    indptr = xp.zeros(n_samples + 1, dtype=xp.int32)
-    indptr[1:] = xp.cumsum(known.sum(axis=1, dtype=xp.int32))
+    cupy = get_cupy()
+    indices, indptr = to_namespace(indices, cupy), to_namespace(indptr, cupy)
     value_dtype = np.dtype(dtype)
     if value_dtype.name not in _CUPYX_DTYPES:
         value_dtype = np.dtype(np.float64)
-    data = xp.ones(indices.shape[0], dtype=value_dtype)
-    matrix = sparse_module(xp).csr_matrix
-    return matrix((data, indices.astype(xp.int32), indptr), shape=(n_samples, n_out))
+    data = cupy.ones(indices.shape[0], dtype=value_dtype)
+    parts = (data, indices.astype(cupy.int32), indptr.astype(cupy.int32))
+    return sparse_module(cupy).csr_matrix(parts, shape=shape)
 
 
 # --------------------------------------------------------------------------
@@ -446,15 +452,19 @@ default='error'
             known = known & (codes != drop)
             codes = codes - (codes > drop)
         offsets = np.cumsum([0, *self._n_features_outs])
+        n_out = int(offsets[-1])
         result = one_hot(
             codes,
             known,
             offsets[:-1],
-            int(offsets[-1]),
+            n_out,
             dtype=self.dtype,
             sparse_output=self.sparse_output,
             xp=xp,
         )
+        if self.sparse_output:
+            shape = (X.shape[0], n_out)
+            return csr_in_family(*result, shape, self.dtype, family)
         return to_output(to_family(result, family), X_in, self.get_feature_names_out)
 
     def inverse_transform(self, X):
