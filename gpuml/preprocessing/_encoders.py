@@ -193,11 +193,13 @@ def _in_family(result, family: str):
     return to_family(result, family)
 
 
-def _numeric_kind(dtype) -> bool:
+def _dtype_kind(dtype) -> str | None:
+    """The kind of ``np.dtype(dtype)``; None where NumPy refuses it (the
+    host path then raises NumPy's error, as scikit-learn does)."""
     try:
-        return np.dtype(dtype).kind in "iuf"
+        return np.dtype(dtype).kind
     except TypeError:
-        return False
+        return None
 
 
 class _DeviceEncoder(DeviceCacheMixin):
@@ -236,7 +238,7 @@ class _DeviceEncoder(DeviceCacheMixin):
             return False
         if X.ndim != 2 or X.dtype.kind not in "iuf":
             return False
-        if not (_numeric_kind(self.dtype) or np.dtype(self.dtype).kind == "b"):
+        if _dtype_kind(self.dtype) not in ("b", "i", "u", "f"):
             return False
         return all(c.dtype.kind in "iuf" for c in self.categories_)
 
