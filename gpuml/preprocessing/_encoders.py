@@ -101,7 +101,9 @@ def encode_columns(X, tables, xp: ModuleType):
     return codes, known
 
 
-def group_infrequent(codes, known, infrequent, mappings, ignore, *, unknown_to_group):
+def group_infrequent(
+    codes, known, infrequent, mappings, ignore, *, unknown_to_group, xp
+):
     """scikit-learn's ``_map_infrequent_categories`` on ``xp`` arrays, in place.
 
     ``infrequent[i]`` is the host array of column ``i``'s infrequent category
@@ -113,17 +115,18 @@ def group_infrequent(codes, known, infrequent, mappings, ignore, *, unknown_to_g
     for i, indices in enumerate(infrequent):
         if indices is None:
             continue
-        codes[:, i] = codes[:, i] * known[:, i] + int(indices[0]) * ~known[:, i]
+        codes[:, i] = xp.where(known[:, i], codes[:, i], int(indices[0]))
         if unknown_to_group:
             known[:, i] = True
     for i, mapping in enumerate(mappings):
         if mapping is None:
             continue
         column = codes[:, i]
-        update = column != ignore[i] if i in ignore else None
-        safe = column if update is None else column * update
-        mapped = mapping[safe]
-        codes[:, i] = mapped if update is None else mapped * update + column * ~update
+        if i in ignore:  # the ignored code may lie past the mapping
+            update = column != ignore[i]
+            codes[:, i] = xp.where(update, mapping[xp.where(update, column, 0)], column)
+        else:
+            codes[:, i] = mapping[column]
 
 
 def one_hot(codes, known, offsets, n_out: int, *, dtype, sparse_output: bool, xp):
@@ -310,6 +313,7 @@ class _DeviceEncoder(DeviceCacheMixin):
                 mappings,
                 ignore or {},
                 unknown_to_group=self.handle_unknown in ("infrequent_if_exist", "warn"),
+                xp=xp,
             )
         return codes, known
 
