@@ -54,6 +54,7 @@ from gpuml.preprocessing import (
     MaxAbsScaler,
     MinMaxScaler,
     Normalizer,
+    PolynomialFeatures,
     RobustScaler,
     StandardScaler,
 )
@@ -97,6 +98,8 @@ ESTIMATORS = [
     RobustScaler(unit_variance=True),
     Normalizer(),
     Normalizer(norm="max"),
+    PolynomialFeatures(),
+    PolynomialFeatures(degree=(2, 3), interaction_only=True, include_bias=False),
     KMeans(n_clusters=2, random_state=0),
     KMeans(n_clusters=3, init="random", n_init=3, random_state=0),
     TfidfTransformer(),

@@ -3,6 +3,7 @@
 from gpuml import _missing
 from gpuml.preprocessing._data import StandardScaler
 from gpuml.preprocessing._normalize import Normalizer
+from gpuml.preprocessing._polynomial import PolynomialFeatures
 from gpuml.preprocessing._robust import RobustScaler
 from gpuml.preprocessing._scalers import MaxAbsScaler, MinMaxScaler
 
@@ -10,6 +11,7 @@ __all__ = [
     "MaxAbsScaler",
     "MinMaxScaler",
     "Normalizer",
+    "PolynomialFeatures",
     "RobustScaler",
     "StandardScaler",
 ]
