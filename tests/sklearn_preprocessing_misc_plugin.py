@@ -20,7 +20,12 @@ import sklearn.utils._test_common.instance_generator
 
 import gpuml.preprocessing
 
-SWAPPED = ("LabelBinarizer", "LabelEncoder", "PolynomialFeatures")
+SWAPPED = (
+    "FunctionTransformer",
+    "LabelBinarizer",
+    "LabelEncoder",
+    "PolynomialFeatures",
+)
 assert set(SWAPPED) <= set(gpuml.preprocessing.__all__), "update SWAPPED"
 
 for _name in SWAPPED:

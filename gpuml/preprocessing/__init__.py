@@ -2,6 +2,7 @@
 
 from gpuml import _missing
 from gpuml.preprocessing._data import StandardScaler
+from gpuml.preprocessing._function_transformer import FunctionTransformer
 from gpuml.preprocessing._label import LabelBinarizer, LabelEncoder
 from gpuml.preprocessing._normalize import Normalizer
 from gpuml.preprocessing._polynomial import PolynomialFeatures
@@ -9,6 +10,7 @@ from gpuml.preprocessing._robust import RobustScaler
 from gpuml.preprocessing._scalers import MaxAbsScaler, MinMaxScaler
 
 __all__ = [
+    "FunctionTransformer",
     "LabelBinarizer",
     "LabelEncoder",
     "MaxAbsScaler",
