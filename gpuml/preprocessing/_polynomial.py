@@ -10,8 +10,9 @@ Sparse data (CSR, and CSC through CSR) are expanded without densifying, by
 the idea of scikit-learn's CSR kernel (Nystrom and Hughes' "K-simplex
 numbers") generalised to any degree and vectorised: for each degree ``D``
 the products of ``D`` stored entries of a row are enumerated in
-lexicographic order by repeating partial products (``xp.repeat`` over the
-count of their possible extensions), and each product's output column is
+lexicographic order by extending each partial product once per stored
+entry after its last (its parent found by a ``searchsorted`` of the
+running count of extensions), and each product's output column is
 its rank among the ``D``-combinations of the features, summed term by term
 from binomial coefficients (:func:`_n_combinations`). No Python loop over
 rows, columns or combinations: a handful of array operations per degree,
@@ -148,9 +149,11 @@ def _expand_degree(
         r = degree - step + 1
         first = pos + 1 if interaction_only else pos
         counts = xp.maximum(row_end[term_rows] - first, 0)
-        total = int(counts.sum())
-        parent = xp.repeat(xp.arange(pos.shape[0], dtype=xp.int64), counts)
-        starts = xp.cumsum(counts) - counts
+        ends = xp.cumsum(counts)
+        total = int(ends[-1]) if ends.shape[0] else 0
+        # each new product's parent (CuPy's repeat takes no array of counts)
+        parent = xp.searchsorted(ends, xp.arange(total, dtype=xp.int64), side="right")
+        starts = ends - counts
         q = first[parent] + (xp.arange(total, dtype=xp.int64) - starts[parent])
         low = feature[parent] + (1 if interaction_only else 0)
         feature = cols[q].astype(xp.int64)
