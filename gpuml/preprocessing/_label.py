@@ -400,23 +400,23 @@ class LabelBinarizer(DeviceCacheMixin, skp.LabelBinarizer):
             Returns the instance itself.
         """
         self._reset_device_cache()
+        if input_family(y) == DEVICE and self.sparse_output:
+            self._validate_params()
+            self._check_labels()
+            raise ValueError(_SPARSE_DEVICE)
         labels = _device_labels(y, warn=False)
-        if labels is None or labels.shape[0] == 0:
-            if input_family(y) == DEVICE and self.sparse_output:
-                self._validate_params()
-                self._check_labels()
-                raise ValueError(_SPARSE_DEVICE)
+        classes = None
+        if labels is not None and labels.shape[0] > 0:
+            xp = namespace_of(labels)
+            classes = unique_labels(labels, xp)
+            if not _is_integral(classes, xp):  # continuous: scikit-learn's error
+                classes = None
+        if classes is None:
             fitted = super().fit(_host_target(y))
             self.classes_ = _in_family(self.classes_, y)
             return fitted
         self._validate_params()
         self._check_labels()
-        if self.sparse_output:
-            raise ValueError(_SPARSE_DEVICE)
-        xp = namespace_of(labels)
-        classes = unique_labels(labels, xp)
-        if not _is_integral(classes, xp):  # continuous: scikit-learn's error
-            super().fit(_host_target(y))
         self.y_type_ = "binary" if classes.shape[0] <= 2 else "multiclass"
         self.sparse_input_ = False
         self.classes_ = classes

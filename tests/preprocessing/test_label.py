@@ -15,7 +15,7 @@ import pytest
 import sklearn.preprocessing as skp
 from sklearn.exceptions import DataConversionWarning
 
-from gpuml._array import HOST
+from gpuml._array import DEVICE, HOST
 from gpuml.preprocessing import LabelBinarizer, LabelEncoder
 from gpuml.preprocessing._label import (
     binarize_labels,
@@ -249,3 +249,67 @@ def test_labels_family_is_the_targets(backend, rng):
     codes = le.transform(y)
     assert isinstance(codes, np.ndarray)
     assert backend.family == HOST or type(le.classes_).__module__.startswith("cupy")
+
+
+# --------------------------------------------------------------------------
+# The device paths' logic, with NumPy arrays posing as device data
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def numpy_as_device(monkeypatch):
+    """NumPy arrays take the estimators' device paths (with NumPy as the
+    namespace): their dispatch and bookkeeping are checked where no GPU is."""
+    import gpuml.preprocessing._label as label
+
+    def family(obj):
+        return DEVICE if isinstance(obj, np.ndarray) else HOST
+
+    monkeypatch.setattr(label, "input_family", family)
+    monkeypatch.setattr(label, "as_device_native", lambda obj: obj)
+    monkeypatch.setattr(label, "to_family", lambda obj, fam: obj)
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_device_paths_match_sklearn(numpy_as_device, rng, name):
+    y = _target(name, rng)
+    le, sk_le = LabelEncoder(), skp.LabelEncoder()
+    np.testing.assert_array_equal(le.fit_transform(y), sk_le.fit_transform(y))
+    np.testing.assert_array_equal(le.classes_, sk_le.classes_)
+    assert le.classes_.dtype == sk_le.classes_.dtype
+    np.testing.assert_array_equal(le.transform(y[::-1]), sk_le.transform(y[::-1]))
+    codes = sk_le.transform(y)
+    np.testing.assert_array_equal(le.inverse_transform(codes), y)
+    for params in BINARIZER_PARAMS:
+        lb, sk_lb = LabelBinarizer(**params), skp.LabelBinarizer(**params)
+        got, want = lb.fit_transform(y), sk_lb.fit_transform(y)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        assert (lb.y_type_, lb.sparse_input_) == (sk_lb.y_type_, sk_lb.sparse_input_)
+        np.testing.assert_array_equal(lb.classes_, sk_lb.classes_)
+        scores = want + rng.normal(scale=0.2, size=want.shape)
+        np.testing.assert_array_equal(
+            lb.inverse_transform(scores), sk_lb.inverse_transform(scores)
+        )
+        unseen = np.concatenate([y[:3], np.array([123], dtype=y.dtype)])
+        if y.dtype != bool:
+            np.testing.assert_array_equal(lb.transform(unseen), sk_lb.transform(unseen))
+
+
+def test_device_paths_errors_as_sklearn(numpy_as_device):
+    y = np.array([1, 2, 6])
+    le, sk_le = LabelEncoder().fit(y), skp.LabelEncoder().fit(y)
+    for method, bad in (("transform", [1, 5]), ("inverse_transform", [0, 3])):
+        with pytest.raises(ValueError) as theirs:
+            getattr(sk_le, method)(np.array(bad))
+        with pytest.raises(ValueError) as ours:
+            getattr(le, method)(np.array(bad))
+        assert str(ours.value) == str(theirs.value)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        LabelBinarizer().fit(np.array([0.5, 1.5]))
+    with pytest.raises(ValueError, match="must be strictly less than"):
+        LabelBinarizer(neg_label=2, pos_label=1).fit(y)
+    with pytest.raises(ValueError, match="sparse_output=True` is not supported"):
+        LabelBinarizer(sparse_output=True).fit(y)
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        LabelEncoder().fit(y[:, None])
