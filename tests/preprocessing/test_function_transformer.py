@@ -136,3 +136,21 @@ def test_sparse_identity_without_validation(backend, rng):
     X = sp.random(8, 3, density=0.4, format="csr", random_state=0)
     Xs = backend.asarray(X)
     assert FunctionTransformer().fit_transform(Xs) is Xs
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_device_check_inverse_logic(monkeypatch, rng, fmt):
+    """check_inverse's device branch (compared on the host), with NumPy
+    arrays posing as device data."""
+    import gpuml.preprocessing._function_transformer as module
+
+    monkeypatch.setattr(module, "input_family", lambda obj: "device")
+    X = rng.random((40, 3))
+    X = sp.csr_matrix(X) if fmt == "csr" else X
+    with pytest.warns(UserWarning, match="not strictly inverse of each other"):
+        FunctionTransformer(lambda Z: Z * 2, inverse_func=lambda Z: Z * 3).fit(X)
+    FunctionTransformer(lambda Z: Z * 2, inverse_func=lambda Z: Z / 2).fit(X)
+    with pytest.raises(ValueError, match="'check_inverse' is only supported"):
+        FunctionTransformer(np.sort, inverse_func=np.sort).fit(
+            np.array([["a", "b"]], dtype=object)
+        )
