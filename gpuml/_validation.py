@@ -66,7 +66,9 @@ def assert_all_finite(
     sum pays for the element-wise scan that names the problem. Sparse
     matrices are checked through their stored values.
     """
-    values = array.data if is_sparse(array) else array
+    values = getattr(array, "data", None) if is_sparse(array) else array
+    if values is None:  # a DOK matrix (check_array warns)
+        return
     if values.dtype.kind not in "fc" or values.size == 0:
         return
     if xp is np:
@@ -247,6 +249,12 @@ def check_array(
         )
     if as_float and array.dtype not in FLOAT_DTYPES:
         array = array.astype(np.float64)
+    if ensure_all_finite is not False and is_sparse(array):
+        if not hasattr(array, "data"):  # a DOK matrix, kept by accept_sparse=True
+            warnings.warn(
+                f"Can't check {array.format} sparse matrix for nan or inf.",
+                stacklevel=2,
+            )
     array = to_namespace(array, xp)
     if ensure_all_finite is False:
         return array

@@ -5,7 +5,8 @@ preprocessing/tests/test_data.py`` (from the repository root) runs
 scikit-learn's ``test_data.py`` with the names in :data:`SWAPPED`
 (``MaxAbsScaler``, ``MinMaxScaler``, ``Normalizer``, ``RobustScaler`` and
 ``StandardScaler``: the scalers of ``gpuml.preprocessing``'s ``__all__``;
-the encoders have their own plugin, ``tests/sklearn_encoders_plugin.py``)
+the encoders have their own plugin, ``tests/sklearn_encoders_plugin.py``;
+``tests/sklearn_preprocessing_misc_plugin.py`` swaps others for their files)
 replaced by gpuml's in the package ``sklearn.preprocessing``, before the test
 modules import it. scikit-learn's functions (``scale``, ``minmax_scale``,
 ``maxabs_scale``, ``robust_scale``, ``normalize``) and its other classes

@@ -3,16 +3,23 @@
 from gpuml import _missing
 from gpuml.preprocessing._data import StandardScaler
 from gpuml.preprocessing._encoders import OneHotEncoder, OrdinalEncoder
+from gpuml.preprocessing._function_transformer import FunctionTransformer
+from gpuml.preprocessing._label import LabelBinarizer, LabelEncoder
 from gpuml.preprocessing._normalize import Normalizer
+from gpuml.preprocessing._polynomial import PolynomialFeatures
 from gpuml.preprocessing._robust import RobustScaler
 from gpuml.preprocessing._scalers import MaxAbsScaler, MinMaxScaler
 
 __all__ = [
+    "FunctionTransformer",
+    "LabelBinarizer",
+    "LabelEncoder",
     "MaxAbsScaler",
     "MinMaxScaler",
     "Normalizer",
     "OneHotEncoder",
     "OrdinalEncoder",
+    "PolynomialFeatures",
     "RobustScaler",
     "StandardScaler",
 ]

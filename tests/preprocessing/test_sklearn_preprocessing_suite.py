@@ -57,7 +57,8 @@ def test_sklearn_preprocessing_suite_fails_only_as_known(tmp_path, monkeypatch):
 
 def test_plugin_swaps_every_public_preprocessing_class():
     """The plugins' explicit lists (the scalers' here, the encoders' in
-    ``tests/sklearn_encoders_plugin.py``) make up gpuml.preprocessing's
+    ``tests/sklearn_encoders_plugin.py``, the others' in
+    ``tests/sklearn_preprocessing_misc_plugin.py``) make up gpuml.preprocessing's
     ``__all__``, each name a scikit-learn class (read from their source:
     importing a plugin would swap the classes in this process)."""
     import sklearn.preprocessing as skp
@@ -65,7 +66,11 @@ def test_plugin_swaps_every_public_preprocessing_class():
     import gpuml.preprocessing
 
     swapped = []
-    for name in ("sklearn_preprocessing_plugin.py", "sklearn_encoders_plugin.py"):
+    for name in (
+        "sklearn_preprocessing_plugin.py",
+        "sklearn_encoders_plugin.py",
+        "sklearn_preprocessing_misc_plugin.py",
+    ):
         plugin = Path(__file__).parents[1] / name
         found = None
         for node in ast.parse(plugin.read_text()).body:
