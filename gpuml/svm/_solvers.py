@@ -204,7 +204,7 @@ def newton(X, T, C, *, kind, epsilon, eps, max_iter, xp: ModuleType) -> Solution
     loss = _SquaredLoss(kind, T, C, epsilon, xp)
     W = xp.zeros((p, k))
     Z = xp.zeros((n, k))
-    bound = previous = None
+    bound = best = None
     n_iter = np.zeros(k, dtype=np.int64)
     converged = np.zeros(k, dtype=bool)
     for _ in range(max_iter + 1):
@@ -215,13 +215,14 @@ def newton(X, T, C, *, kind, epsilon, eps, max_iter, xp: ModuleType) -> Solution
             g0 = norms
             bound = xp.asarray(eps) * g0
         ok = norms <= bound
-        if previous is not None and bool((~ok & (norms >= previous)).any()):
-            # no progress: at rounding when the gradient is a small share of
-            # the magnitude of its terms (the bound ||w - w*|| <= ||g||
-            # holds all the same)
+        if best is not None and bool((~ok & (norms >= best)).any()):
+            # no progress over the smallest gradient so far (the previous
+            # one, or a cycle of steps at rounding level): at rounding when
+            # the gradient is a small share of the magnitude of its terms
+            # (the bound ||w - w*|| <= ||g|| holds all the same)
             size = _column_norms(W, xp) + _column_norms(abs(XT) @ xp.abs(s), xp)
-            ok |= (norms >= previous) & (norms <= _GRADIENT_ROUNDING * size)
-        previous = norms
+            ok |= (norms >= best) & (norms <= _GRADIENT_ROUNDING * size)
+        best = norms if best is None else xp.minimum(best, norms)
         converged |= to_host(ok)
         running_host = ~converged & (n_iter < max_iter)
         if not running_host.any():
