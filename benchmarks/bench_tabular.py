@@ -37,23 +37,25 @@ Workloads:
   the same as ``table``'s, in the same order), so that gpuml's encoders
   work on numeric data on the device. The mapping's time is in the notes.
 
-Rows of each workload, in the order they run: gpuml on the pandas
-DataFrame (warm: the median of ``--repeat`` searches after a first call,
-whose time is in the notes), gpuml on a cuDF DataFrame made from it (when
-``cudf`` imports, else a skipped row saying why; string columns' NaN made
-null, numeric NaN kept), then scikit-learn's search with ``n_jobs=16`` on
-the pandas DataFrame, timed once. Each gpuml row's notes compare its
+Rows of each workload, in the order they run: gpuml on the pandas DataFrame
+(warm: the median of ``--repeat`` searches after a first call, the only
+warm-up, whose time is in the notes), gpuml on a cuDF DataFrame made from it
+(when ``cudf`` imports, else a skipped row saying why; string columns' NaN
+made null, numeric NaN kept), then scikit-learn's search with ``n_jobs=16``
+on the pandas DataFrame, timed once. Each gpuml row's notes compare its
 result with scikit-learn's: best ``C`` same or not, and the best scores'
 difference. A gpuml search that raises is a skipped row with the error
 (traceback on stderr), so the other rows still run.
 
 ``python -m benchmarks.run tabular [--quick] [--repeat N]`` (``--quick``
 divides the rows by 10); ``python -m benchmarks.bench_tabular [NAME ...]
-[--rows-divisor D] [--repeat N] [--device cpu] [--sklearn-timeout S]``
-runs some workloads (``--device cpu``: gpuml on the CPU, to check the script
-where there is no GPU; ``--sklearn-timeout``: scikit-learn's search in a
-child process stopped after S seconds, its row then "did not finish" and
-the speed-up a lower bound). Each result is printed as it comes.
+[--rows-divisor D] [--repeat N] [--device cpu] [--sklearn-timeout S]
+[--sklearn-jobs J]`` runs some workloads (``--device cpu``: gpuml on the
+CPU, to check the script where there is no GPU; ``--sklearn-timeout``:
+scikit-learn's search in a child process stopped after S seconds, its row
+then "did not finish" and the speed-up a lower bound; ``--sklearn-jobs``:
+its ``n_jobs`` instead of 16, for a check on a small machine). Each result
+is printed as it comes.
 
 ``python -m benchmarks.bench_tabular --first-use [NAME ...] [--rows-divisor
 D] [--device cpu]``: each workload's gpuml search (pandas input) in a fresh
@@ -67,6 +69,8 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,7 +86,6 @@ from benchmarks._timing import (
     free_gpu_memory,
     no_gpu_reason,
     row,
-    time_call,
     time_once,
 )
 
@@ -232,7 +235,7 @@ def _data(name: str, divisor: int):
 # --------------------------------------------------------------------------
 
 
-def _search(sklearn: bool):
+def _search(sklearn: bool, n_jobs: int = N_JOBS):
     """The GridSearchCV of the issue, scikit-learn's or gpuml's."""
     grid = {"logisticregression__C": CS}
     cat, num = string_columns(), numeric_columns()
@@ -244,7 +247,7 @@ def _search(sklearn: bool):
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-        search_kwargs = {"n_jobs": N_JOBS}
+        search_kwargs = {"n_jobs": n_jobs}
     else:
         from sklearn.pipeline import make_pipeline
 
@@ -267,8 +270,8 @@ def _search(sklearn: bool):
     return GridSearchCV(pipeline, grid, cv=5, **search_kwargs)
 
 
-def _fitting(X, y, *, sklearn: bool):
-    return lambda: _search(sklearn).fit(X, y)
+def _fitting(X, y, *, sklearn: bool, n_jobs: int = N_JOBS):
+    return lambda: _search(sklearn, n_jobs).fit(X, y)
 
 
 def _summary(fitted) -> dict:
@@ -290,25 +293,32 @@ def _compare(ours: dict, theirs: dict) -> str:
     return f"best C {verdict}; best score diff {score:.1e}"
 
 
-def _sklearn_in_child(name: str, divisor: int, timeout: float):
+def _sklearn_in_child(name: str, divisor: int, timeout: float, n_jobs: int):
     """scikit-learn's search of a workload in a child process stopped after
     ``timeout`` seconds: ``(seconds, summary)``, or ``(None, None)`` when it
     did not finish (the speed-up is then at least ``timeout`` over gpuml's)."""
     command = [sys.executable, "-m", "benchmarks.bench_tabular"]
-    command += ["--sklearn-child", name, str(divisor)]
+    command += ["--sklearn-child", name, str(divisor), str(n_jobs)]
+    # A session of its own, so that a timeout stops its joblib workers too
+    # (left running, they would slow the next workload's gpuml rows).
+    child = subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
-        out = subprocess.run(
-            command, capture_output=True, text=True, timeout=timeout, check=True
-        )
+        out, _ = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
         return None, None
-    found = json.loads(out.stdout.strip().splitlines()[-1])
+    if child.returncode != 0:
+        raise RuntimeError(f"scikit-learn's search failed (exit {child.returncode})")
+    found = json.loads(out.strip().splitlines()[-1])
     return found["seconds"], found["summary"]
 
 
-def _sklearn_child(name: str, divisor: int) -> None:
+def _sklearn_child(name: str, divisor: int, n_jobs: int) -> None:
     X, y, _ = _data(name, divisor)
-    seconds, fitted = time_once(_fitting(X, y, sklearn=True))
+    seconds, fitted = time_once(_fitting(X, y, sklearn=True, n_jobs=n_jobs))
     print(json.dumps({"seconds": seconds, "summary": _summary(fitted)}))
 
 
@@ -322,7 +332,11 @@ def _gpuml_row(name, label, input_desc, workload, X, y, device, repeat, reason):
     try:
         with config_context(device=device):
             t_first, _ = time_once(_fitting(X, y, sklearn=False))
-            t, fitted = time_call(_fitting(X, y, sklearn=False), repeat)
+            times = []
+            for _ in range(max(1, repeat)):  # the first call was the warm-up
+                seconds, fitted = time_once(_fitting(X, y, sklearn=False))
+                times.append(seconds)
+            t = statistics.median(times)
     except Exception as exc:  # the other rows still run
         traceback.print_exc()
         message = f"failed: {type(exc).__name__}: {str(exc)[:200]}"
@@ -353,6 +367,7 @@ def run(
     divisor=None,
     device="gpu",
     sklearn_timeout=None,
+    sklearn_jobs=N_JOBS,
 ) -> list[dict]:
     """The rows of the workloads ``names`` (all by default). gpuml's searches
     run first (pandas, then cuDF); with ``sklearn_timeout`` scikit-learn's
@@ -394,11 +409,14 @@ def run(
         del X_cudf
         free_gpu_memory()
         if sklearn_timeout is None:
-            t_sk, fitted_sk = time_once(_fitting(X, y, sklearn=True))
+            fitting = _fitting(X, y, sklearn=True, n_jobs=sklearn_jobs)
+            t_sk, fitted_sk = time_once(fitting)
             summary_sk = _summary(fitted_sk)
             del fitted_sk
         else:
-            t_sk, summary_sk = _sklearn_in_child(name, divisor, sklearn_timeout)
+            t_sk, summary_sk = _sklearn_in_child(
+                name, divisor, sklearn_timeout, sklearn_jobs
+            )
         del X, y
         print(f"{name}: scikit-learn {t_sk} s", flush=True)
         if t_sk is None:
@@ -407,7 +425,13 @@ def run(
             note = _describe(summary_sk)
         note = "; ".join(n for n in (note, data_note) if n)
         rows.append(
-            row(workload, SKLEARN, f"pandas DataFrame, n_jobs={N_JOBS}", t_sk, note)
+            row(
+                workload,
+                SKLEARN,
+                f"pandas DataFrame, n_jobs={sklearn_jobs}",
+                t_sk,
+                note,
+            )
         )
         for skipped, input_desc, t, t_first, summary in results:
             if skipped is not None:
@@ -426,12 +450,12 @@ def run(
 # name: workload title ({n}: rows)
 WORKLOADS = {
     "table": (
-        "GridSearchCV ColumnTransformer(OneHotEncoder, SimpleImputer+StandardScaler)"
-        "+LogisticRegression, 12 C x 5 folds, {n:,} rows x (8 string + 12 numeric)"
+        "GridSearchCV ColumnTransformer+LogisticRegression, 12 C x 5 folds, "
+        "{n:,} x (8 string + 12 numeric)"
     ),
     "table-codes": (
         "the same, string columns as float32 category codes, "
-        "{n:,} rows x (8 code + 12 numeric)"
+        "{n:,} x (8 codes + 12 numeric)"
     ),
 }
 
@@ -502,10 +526,10 @@ def main(argv) -> None:
         _child(argv[1], int(argv[2]), argv[3])
         return
     if argv[:1] == ["--sklearn-child"]:
-        _sklearn_child(argv[1], int(argv[2]))
+        _sklearn_child(argv[1], int(argv[2]), int(argv[3]))
         return
     divisor, device, names, timeout = None, "gpu", [], None
-    repeat, first = DEFAULT_REPEAT, False
+    repeat, first, jobs = DEFAULT_REPEAT, False, N_JOBS
     args = iter(argv)
     for arg in args:
         if arg == "--first-use":
@@ -516,6 +540,8 @@ def main(argv) -> None:
             device = next(args)
         elif arg == "--sklearn-timeout":
             timeout = float(next(args))
+        elif arg == "--sklearn-jobs":
+            jobs = int(next(args))
         elif arg == "--repeat":
             repeat = int(next(args))
         else:
@@ -530,6 +556,7 @@ def main(argv) -> None:
         divisor=divisor,
         device=device,
         sklearn_timeout=timeout,
+        sklearn_jobs=jobs,
     )
     print(format_table(rows))
 
