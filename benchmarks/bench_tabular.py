@@ -43,9 +43,10 @@ warm-up, whose time is in the notes), gpuml on a cuDF DataFrame made from it
 (when ``cudf`` imports, else a skipped row saying why; string columns' NaN
 made null, numeric NaN kept), then scikit-learn's search with ``n_jobs=16``
 on the pandas DataFrame, timed once. Each gpuml row's notes compare its
-result with scikit-learn's: best ``C`` same or not, and the best scores'
-difference. A gpuml search that raises is a skipped row with the error
-(traceback on stderr), so the other rows still run.
+result with scikit-learn's: best ``C`` same or not, the best scores'
+difference and the largest difference of mean test scores over the 12
+``C``. A gpuml search that raises is a skipped row with the error (traceback
+on stderr), so the other rows still run.
 
 ``python -m benchmarks.run tabular [--quick] [--repeat N]`` (``--quick``
 divides the rows by 10); ``python -m benchmarks.bench_tabular [NAME ...]
@@ -279,6 +280,7 @@ def _summary(fitted) -> dict:
     return {
         "best_C": float(fitted.best_params_["logisticregression__C"]),
         "best_score": float(fitted.best_score_),
+        "scores": [float(v) for v in fitted.cv_results_["mean_test_score"]],
     }
 
 
@@ -289,8 +291,12 @@ def _describe(summary: dict) -> str:
 def _compare(ours: dict, theirs: dict) -> str:
     same = ours["best_C"] == theirs["best_C"]
     score = abs(ours["best_score"] - theirs["best_score"])
+    every = np.max(np.abs(np.subtract(ours["scores"], theirs["scores"])))
     verdict = "same" if same else f"DIFFERS: {ours['best_C']:.3g}"
-    return f"best C {verdict}; best score diff {score:.1e}"
+    return (
+        f"best C {verdict}; best score diff {score:.1e} "
+        f"(max over the {len(CS)} C {every:.1e})"
+    )
 
 
 def _sklearn_in_child(name: str, divisor: int, timeout: float, n_jobs: int):
