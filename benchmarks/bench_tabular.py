@@ -328,6 +328,15 @@ def _sklearn_child(name: str, divisor: int, n_jobs: int) -> None:
     print(json.dumps({"seconds": seconds, "summary": _summary(fitted)}))
 
 
+def _one_line(exc: Exception) -> str:
+    """An error's message on one line: its first line and, for the search's
+    "All the 60 fits failed" report, its last (the fits' own error)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if len(lines) > 1:
+        lines = [lines[0], "...", lines[-1]]
+    return " ".join(lines)[:300]
+
+
 def _gpuml_row(name, label, input_desc, workload, X, y, device, repeat, reason):
     """Time gpuml's search: ``(row or None, seconds, first, summary)``; the
     row is a skipped one when ``reason`` is set or the search raises."""
@@ -345,7 +354,7 @@ def _gpuml_row(name, label, input_desc, workload, X, y, device, repeat, reason):
             t = statistics.median(times)
     except Exception as exc:  # the other rows still run
         traceback.print_exc()
-        message = f"failed: {type(exc).__name__}: {str(exc)[:200]}"
+        message = f"failed: {type(exc).__name__}: {_one_line(exc)}"
         return row(workload, label, input_desc, None, message), None, None, None
     summary = _summary(fitted)
     print(
