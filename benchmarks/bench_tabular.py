@@ -21,8 +21,9 @@ OneHotEncoder and StandardScaler, ``gpuml.impute.SimpleImputer``,
 ``gpuml.linear_model.LogisticRegression``,
 ``gpuml.model_selection.GridSearchCV``) and ``gpuml.compose``'s
 ColumnTransformer where gpuml has one, else scikit-learn's with gpuml's
-transformers inside (the row's notes say which). A class gpuml does not
-have is a skipped row naming it.
+transformers inside (the row's notes say which;
+``BENCH_TABULAR_CT=sklearn`` asks for scikit-learn's where gpuml has one, to
+compare the two). A class gpuml does not have is a skipped row naming it.
 
 Workloads:
 
@@ -124,10 +125,20 @@ def _missing_classes() -> list[str]:
     return [name for module, name in GPUML_CLASSES if _gpuml(module, name) is None]
 
 
+def _gpuml_column_transformer():
+    """gpuml's ColumnTransformer, or None where gpuml has none or
+    ``BENCH_TABULAR_CT=sklearn`` asks for scikit-learn's."""
+    if os.environ.get("BENCH_TABULAR_CT", "gpuml") == "sklearn":
+        return None
+    return _gpuml("compose", "ColumnTransformer")
+
+
 def _column_transformer_source() -> str:
     """Whose ColumnTransformer gpuml's pipeline uses."""
-    if _gpuml("compose", "ColumnTransformer") is not None:
+    if _gpuml_column_transformer() is not None:
         return "gpuml's ColumnTransformer"
+    if os.environ.get("BENCH_TABULAR_CT", "gpuml") == "sklearn":
+        return "scikit-learn's ColumnTransformer (BENCH_TABULAR_CT=sklearn)"
     return "scikit-learn's ColumnTransformer (no gpuml.compose yet)"
 
 
@@ -257,7 +268,7 @@ def _search(sklearn: bool, n_jobs: int = N_JOBS):
         StandardScaler = _gpuml("preprocessing", "StandardScaler")
         LogisticRegression = _gpuml("linear_model", "LogisticRegression")
         GridSearchCV = _gpuml("model_selection", "GridSearchCV")
-        ColumnTransformer = _gpuml("compose", "ColumnTransformer")
+        ColumnTransformer = _gpuml_column_transformer()
         if ColumnTransformer is None:
             from sklearn.compose import ColumnTransformer
         search_kwargs = {}
@@ -326,6 +337,10 @@ def _sklearn_child(name: str, divisor: int, n_jobs: int) -> None:
     X, y, _ = _data(name, divisor)
     seconds, fitted = time_once(_fitting(X, y, sklearn=True, n_jobs=n_jobs))
     print(json.dumps({"seconds": seconds, "summary": _summary(fitted)}))
+
+
+def _ratio(r: float) -> str:
+    return f"{r:.0f}" if r >= 10 else f"{r:.1f}"
 
 
 def _one_line(exc: Exception) -> str:
@@ -455,7 +470,7 @@ def run(
             compared = (
                 _compare(summary, summary_sk)
                 if summary_sk is not None
-                else f"at least {sklearn_timeout / t:.0f}x (scikit-learn unfinished)"
+                else f"at least {_ratio(sklearn_timeout / t)}x (unfinished baseline)"
             )
             notes = f"{transformer}; first call {t_first:.3f} s; {compared}"
             rows.append(row(workload, label, input_desc, t, notes))
