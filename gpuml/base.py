@@ -163,10 +163,11 @@ def accepts_device_input(estimator, X=None) -> bool:
     True for gpuml estimators (which compute where the device policy says
     and accept any family), for Pipelines made only of them (``None`` and
     ``"passthrough"`` steps aside) and for gpuml's ColumnTransformer whose
-    transformers and remainder are all such (or ``"drop"``, ``"passthrough"``). scikit-learn's own estimators and any
-    other object get host data. With ``X`` a cuDF string Series (documents
-    on the device), also True for gpuml's text vectorizers, which read it
-    there, and for Pipelines of gpuml estimators that start with one.
+    transformers and remainder are all such (or ``"drop"``, ``"passthrough"``).
+    scikit-learn's own estimators and any other object get host data. With
+    ``X`` a cuDF string Series (documents on the device), also True for
+    gpuml's text vectorizers, which read it there, and for Pipelines of
+    gpuml estimators that start with one.
     """
     if X is not None and is_cudf_strings(X):
         return _reads_device_documents(estimator)
