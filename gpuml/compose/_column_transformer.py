@@ -226,6 +226,22 @@ def make_column_transformer(
     scikit-learn's :func:`sklearn.compose.make_column_transformer`, building
     gpuml's :class:`ColumnTransformer`: the transformers are named after
     their types.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuml.compose import make_column_transformer
+    >>> from gpuml.preprocessing import MinMaxScaler, StandardScaler
+    >>> X = np.array([[0.0, 1.0, 4.0], [1.0, 3.0, 2.0], [2.0, 5.0, 0.0]])
+    >>> ct = make_column_transformer(
+    ...     (StandardScaler(), [0]), (MinMaxScaler(), [2]), remainder="drop"
+    ... )
+    >>> ct.fit_transform(X)
+    array([[-1.22474487,  1.        ],
+           [ 0.        ,  0.5       ],
+           [ 1.22474487,  0.        ]])
+    >>> ct.get_feature_names_out().tolist()
+    ['standardscaler__x0', 'minmaxscaler__x2']
     """
     transformer_list = _sk._get_transformer_list(transformers)
     return ColumnTransformer(
