@@ -77,6 +77,48 @@ class ColumnTransformer(DeviceCacheMixin, skc.ColumnTransformer):
     (``get_feature_names_out``, ``verbose_feature_names_out``), ``set_output``
     and errors are scikit-learn's.
 
+    Parameters
+    ----------
+    transformers : list of tuples
+        ``(name, transformer, columns)`` triples: ``transformer`` an
+        estimator, ``'drop'`` or ``'passthrough'``; ``columns`` integer
+        positions, a slice, a boolean mask, a callable of ``X`` or (for
+        DataFrames) column names.
+    remainder : {'drop', 'passthrough'} or estimator, default='drop'
+        What becomes of the columns no transformer selects.
+    sparse_threshold : float, default=0.3
+        The output is sparse where some transformer's output is and the
+        overall density is below this.
+    n_jobs : int, default=None
+        Transformers fitted in parallel (joblib).
+    transformer_weights : dict, default=None
+        Multiplicative weights of the transformers' outputs, by name.
+    verbose : bool, default=False
+        Print the time each transformer takes to fit.
+    verbose_feature_names_out : bool, str or callable, default=True
+        Prefix the output feature names with the transformer's name (as
+        scikit-learn: a format string or a callable are also accepted).
+
+    Attributes
+    ----------
+    transformers_ : list
+        The fitted transformers, ``'drop'`` and the remainder included.
+    named_transformers_ : Bunch
+        The fitted transformers by name.
+    sparse_output_ : bool
+        Whether the output of ``transform`` is sparse.
+    output_indices_ : dict
+        The slice of the output each transformer fills, by name.
+    n_features_in_ : int
+        The number of input features.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        The input's column names, where they are all strings.
+
+    See Also
+    --------
+    make_column_transformer : The same, with the transformers named after
+        their types.
+
     Examples
     --------
     >>> import numpy as np
