@@ -277,3 +277,61 @@ def test_pickle(backend, rng):
     np.testing.assert_array_equal(
         loaded.get_feature_names_out(), ours.get_feature_names_out()
     )
+
+
+@pytest.fixture
+def posing_as_device(monkeypatch):
+    """NumPy and SciPy arrays posing as device data in the module: its
+    device branch (selection, passthrough, stacking, density) runs on the
+    CPU, SciPy's sparse module standing in for cupyx's."""
+    import gpuml.compose._column_transformer as module
+
+    monkeypatch.setattr(
+        module,
+        "input_family",
+        lambda obj: "device" if hasattr(obj, "shape") else "host",
+    )
+    monkeypatch.setattr(module, "to_family", lambda array, family: array)
+    monkeypatch.setattr(module, "sparse_module", lambda xp: sp)
+
+
+@pytest.mark.parametrize("sparse_threshold", [0.0, 0.3, 0.8])
+@pytest.mark.parametrize("remainder", ["drop", "passthrough"])
+def test_device_branch_matches_sklearn(
+    posing_as_device, rng, sparse_threshold, remainder
+):
+    X, _ = _data(rng)
+    params = {"remainder": remainder, "sparse_threshold": sparse_threshold}
+    ours, theirs = _pair(slice(0, 2), lambda Z: Z[0] == Z[0].round(), **params)
+    got = ours.fit_transform(X)
+    want = theirs.fit_transform(X)
+    assert ours.sparse_output_ == theirs.sparse_output_
+    assert sp.issparse(got) == sp.issparse(want)
+    np.testing.assert_allclose(_dense(got), _dense(want), rtol=1e-12)
+    np.testing.assert_allclose(_dense(ours.transform(X)), _dense(want), rtol=1e-12)
+    np.testing.assert_array_equal(
+        ours.get_feature_names_out(), theirs.get_feature_names_out()
+    )
+    if remainder == "passthrough":  # gpuml's, which keeps device data
+        fitted = ours.named_transformers_["remainder"]
+        assert type(fitted).__module__.startswith("gpuml.preprocessing")
+
+
+def test_device_branch_sparse_input_and_errors(posing_as_device, rng):
+    X, _ = _data(rng)
+    X[:, 3][X[:, 3] < 0.5] = 0.0
+    Xs = sp.csr_matrix(X)
+    got = ColumnTransformer(
+        [("s", MaxAbsScaler(), [3]), ("p", "passthrough", 2)], sparse_threshold=1.0
+    ).fit_transform(Xs)
+    want = skc.ColumnTransformer(
+        [("s", skp.MaxAbsScaler(), [3]), ("p", "passthrough", 2)], sparse_threshold=1.0
+    ).fit_transform(Xs)
+    assert sp.issparse(got) and sp.issparse(want)
+    np.testing.assert_allclose(got.toarray(), want.toarray())
+    with pytest.raises(ValueError, match="1D data passed to a transformer"):
+        ColumnTransformer([("num", StandardScaler(), 0)]).fit(X)
+    with pytest.raises(ValueError, match="only supported for dataframes"):
+        ColumnTransformer([("num", StandardScaler(), ["a"])]).fit(X)
+    empty = ColumnTransformer([("d", "drop", [0])]).fit_transform(X)
+    assert empty.shape == (X.shape[0], 0)
