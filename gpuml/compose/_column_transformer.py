@@ -158,13 +158,13 @@ class ColumnTransformer(DeviceCacheMixin, skc.ColumnTransformer):
     def _validate_column_callables(self, X):
         if not _is_device(X):
             return super()._validate_column_callables(X)
-        # scikit-learn's, with a callable's device result (a CuPy mask) taken
-        # to the host: the selection is a few integers, the data stay put.
+        # scikit-learn's, with a device selection (a callable's CuPy mask, a
+        # CuPy array of positions) taken to the host: a few integers or
+        # booleans; the data stay put.
         all_columns = []
         transformer_to_input_indices = {}
         for name, _, columns in self.transformers:
-            if callable(columns):
-                columns = _host_key(columns(X))
+            columns = _host_key(columns(X) if callable(columns) else columns)
             all_columns.append(columns)
             transformer_to_input_indices[name] = _sk._get_column_indices(X, columns)
         self._columns = all_columns
@@ -245,12 +245,18 @@ class ColumnTransformer(DeviceCacheMixin, skc.ColumnTransformer):
         )
         if self.sparse_output_:
             cusp = sparse_module(cupy)
-            parts = [X if is_sparse(X) else cusp.csr_matrix(X) for X in Xs]
-            if any(X.dtype.kind not in "biuf" for X in parts):
+            if any(X.dtype.kind not in "biufc" for X in Xs):
                 raise ValueError(
                     "For a sparse output, all columns should "
                     "be a numeric or convertible to a numeric."
                 )
+            # cupyx sparse holds floats, complex and bools: integers as float64
+            parts = [
+                X
+                if is_sparse(X)
+                else cusp.csr_matrix(X if X.dtype.kind in "fcb" else X.astype(float))
+                for X in Xs
+            ]
             return cusp.hstack(parts).tocsr()
         return cupy.hstack([X.toarray() if is_sparse(X) else X for X in Xs])
 
