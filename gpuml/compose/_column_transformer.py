@@ -25,7 +25,15 @@ import sklearn.compose as skc
 # device path below calls.
 from sklearn.compose import _column_transformer as _sk
 
-from gpuml._array import DEVICE, input_family, is_sparse, namespace_of, to_family
+from gpuml._array import (
+    DEVICE,
+    as_device_native,
+    input_family,
+    is_sparse,
+    namespace_of,
+    to_family,
+    to_output,
+)
 from gpuml._linalg import sparse_module
 from gpuml.base import DeviceCacheMixin
 
@@ -138,22 +146,31 @@ class ColumnTransformer(DeviceCacheMixin, skc.ColumnTransformer):
     def fit_transform(self, X, y=None, **params):
         self._reset_device_cache()
         result = super().fit_transform(X, y, **params)
-        return self._device_empty(result, X)
+        return self._device_output(result, X)
 
     fit_transform.__doc__ = skc.ColumnTransformer.fit_transform.__doc__
 
     def transform(self, X, **params):
-        return self._device_empty(super().transform(X, **params), X)
+        return self._device_output(super().transform(X, **params), X)
 
     transform.__doc__ = skc.ColumnTransformer.transform.__doc__
 
-    @staticmethod
-    def _device_empty(result, X):
-        """scikit-learn's ``np.zeros((n_samples, 0))`` (every transformer
-        dropped) in the device family for device input."""
-        if _is_device(X) and isinstance(result, np.ndarray) and result.shape[1] == 0:
-            return to_family(result, DEVICE)
-        return result
+    def _device_output(self, result, X):
+        """The output for device input ``X``: scikit-learn's
+        ``np.zeros((n_samples, 0))`` (every transformer dropped) moved to the
+        device; for a cuDF DataFrame, a dense result as a cuDF DataFrame with
+        the output feature names (:func:`gpuml._array.to_output`)."""
+        if input_family(X) != DEVICE:
+            return result
+        if isinstance(result, np.ndarray) and result.shape[1] == 0:
+            result = to_family(result, DEVICE)
+        return to_output(result, X, columns=self._names_or_none)
+
+    def _names_or_none(self):
+        try:
+            return self.get_feature_names_out()
+        except (AttributeError, ValueError):  # a transformer without names
+            return None
 
     def _validate_column_callables(self, X):
         if not _is_device(X):
@@ -235,9 +252,13 @@ class ColumnTransformer(DeviceCacheMixin, skc.ColumnTransformer):
             self.sparse_output_ = nnz / total < self.sparse_threshold
 
     def _hstack(self, Xs, *, n_samples):
-        if not any(input_family(X) == DEVICE and not hasattr(X, "columns") for X in Xs):
+        if not any(input_family(X) == DEVICE for X in Xs):
             return super()._hstack(Xs, n_samples=n_samples)
-        Xs = [to_family(X, DEVICE) for X in Xs]
+        # cuDF outputs (of cuDF input) as CuPy, host ones moved to the device
+        Xs = [
+            as_device_native(X) if input_family(X) == DEVICE else to_family(X, DEVICE)
+            for X in Xs
+        ]
         cupy = (
             namespace_of(next(X for X in Xs if not is_sparse(X)))
             if any(not is_sparse(X) for X in Xs)

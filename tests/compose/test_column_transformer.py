@@ -292,6 +292,7 @@ def posing_as_device(monkeypatch):
         lambda obj: "device" if hasattr(obj, "shape") else "host",
     )
     monkeypatch.setattr(module, "to_family", lambda array, family: array)
+    monkeypatch.setattr(module, "as_device_native", lambda array: array)
     monkeypatch.setattr(module, "sparse_module", lambda xp: sp)
 
 
