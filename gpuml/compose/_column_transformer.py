@@ -63,11 +63,6 @@ def _select_columns(X, key):
     return X[:, namespace_of(X).asarray(indices, dtype=np.intp)]
 
 
-def _cupy_of_sparse(X):
-    """CuPy, the namespace of a cupyx sparse matrix's data."""
-    return namespace_of(X.data)
-
-
 def _is_device(X) -> bool:
     return input_family(X) == DEVICE and not hasattr(X, "columns")
 
@@ -259,11 +254,7 @@ class ColumnTransformer(DeviceCacheMixin, skc.ColumnTransformer):
             as_device_native(X) if input_family(X) == DEVICE else to_family(X, DEVICE)
             for X in Xs
         ]
-        cupy = (
-            namespace_of(next(X for X in Xs if not is_sparse(X)))
-            if any(not is_sparse(X) for X in Xs)
-            else _cupy_of_sparse(Xs[0])
-        )
+        cupy = namespace_of(Xs[0].data if is_sparse(Xs[0]) else Xs[0])
         if self.sparse_output_:
             cusp = sparse_module(cupy)
             if any(X.dtype.kind not in "biufc" for X in Xs):
