@@ -25,10 +25,10 @@ while [[ $# -gt 0 ]]; do
         groups=("tests/model_selection tests/svm"
                 "tests/manifold tests/neighbors tests/feature_extraction tests/preprocessing tests/cluster"
                 "tests/linear_model tests/metrics tests/naive_bayes"
-                "tests/decomposition tests/impute $(echo tests/test_*.py)")
+                "tests/decomposition tests/impute tests/compose $(echo tests/test_*.py)")
       else
         groups=("tests/model_selection tests/manifold tests/neighbors tests/svm tests/cluster"
-                "tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing tests/naive_bayes tests/decomposition tests/impute $(echo tests/test_*.py)")
+                "tests/feature_extraction tests/linear_model tests/metrics tests/preprocessing tests/naive_bayes tests/decomposition tests/impute tests/compose $(echo tests/test_*.py)")
       fi
       # Every test folder is in a group (a new family must be added above).
       for dir in tests/*/; do

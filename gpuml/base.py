@@ -77,6 +77,8 @@ def move_fitted_to_family(estimator, family: str) -> None:
         return
     if not isinstance(estimator, DeviceCacheMixin):
         return
+    for _, part, _ in _fitted_columns(estimator):  # a ColumnTransformer's
+        move_fitted_to_family(part, family)
     host_only = getattr(estimator, "_host_attributes", ())
     for name, value in list(vars(estimator).items()):
         if not name.endswith("_") or name.startswith("_") or name in host_only:
@@ -95,6 +97,15 @@ def move_fitted_to_family(estimator, family: str) -> None:
                     for v in value
                 ],
             )
+
+
+def _fitted_columns(estimator) -> list:
+    """A fitted ColumnTransformer's ``transformers_`` triples (name, fitted
+    transformer, columns), else an empty list."""
+    fitted = vars(estimator).get("transformers_")
+    if _column_parts(estimator) is None or not isinstance(fitted, list):
+        return []
+    return fitted
 
 
 def host_view(estimator):
@@ -117,6 +128,10 @@ def host_view(estimator):
     if not isinstance(estimator, DeviceCacheMixin):
         return estimator
     changed = {}
+    fitted = _fitted_columns(estimator)  # a ColumnTransformer's transformers_
+    viewed = [(name, host_view(part), columns) for name, part, columns in fitted]
+    if any(new[1] is not old[1] for new, old in zip(viewed, fitted, strict=True)):
+        changed["transformers_"] = viewed
     for name, value in vars(estimator).items():
         if not name.endswith("_") or name.startswith("_"):
             continue
@@ -146,11 +161,13 @@ def accepts_device_input(estimator, X=None) -> bool:
     """Whether ``estimator`` can be fed data held by the compute namespace.
 
     True for gpuml estimators (which compute where the device policy says
-    and accept any family) and for Pipelines made only of them (``None`` and
-    ``"passthrough"`` steps aside). scikit-learn's own estimators and any
-    other object get host data. With ``X`` a cuDF string Series (documents
-    on the device), also True for gpuml's text vectorizers, which read it
-    there, and for Pipelines of gpuml estimators that start with one.
+    and accept any family), for Pipelines made only of them (``None`` and
+    ``"passthrough"`` steps aside) and for gpuml's ColumnTransformer whose
+    transformers and remainder are all such (or ``"drop"``, ``"passthrough"``).
+    scikit-learn's own estimators and any other object get host data. With
+    ``X`` a cuDF string Series (documents on the device), also True for
+    gpuml's text vectorizers, which read it there, and for Pipelines of
+    gpuml estimators that start with one.
     """
     if X is not None and is_cudf_strings(X):
         return _reads_device_documents(estimator)
@@ -160,7 +177,29 @@ def accepts_device_input(estimator, X=None) -> bool:
             step is None or step == "passthrough" or accepts_device_input(step)
             for _, step in steps
         )
+    parts = _column_parts(estimator)
+    if parts is not None:
+        return all(
+            (isinstance(part, str) and part in ("drop", "passthrough"))
+            or accepts_device_input(part)
+            for part in parts
+        )
     return isinstance(estimator, DeviceCacheMixin)
+
+
+def _column_parts(estimator):
+    """The transformers and remainder of gpuml's ColumnTransformer (a
+    :class:`DeviceCacheMixin` with a ``transformers`` list of triples), else
+    None: it accepts device input when each of them does (``'drop'`` and
+    ``'passthrough'`` included)."""
+    transformers = getattr(estimator, "transformers", None)
+    if not isinstance(estimator, DeviceCacheMixin) or not isinstance(
+        transformers, list
+    ):
+        return None
+    return [part for _, part, _ in transformers] + [
+        getattr(estimator, "remainder", "drop")
+    ]
 
 
 def _reads_device_documents(estimator) -> bool:

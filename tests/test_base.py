@@ -54,3 +54,29 @@ def test_a_host_view_moves_lists_of_arrays(backend, rng):
     view = host_view(model)
     assert all(_is_host(counts) for counts in view.category_count_)
     backend.assert_family(model.category_count_[0])
+
+
+def test_a_column_transformer_s_transformers_move(backend, rng):
+    """host_view and move_fitted_to_family look into a ColumnTransformer's
+    fitted transformers (a search's best_estimator_ fitted on the device)."""
+    from gpuml.base import move_fitted_to_family
+    from gpuml.compose import ColumnTransformer
+    from gpuml.preprocessing import StandardScaler
+
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(np.int64)
+    ct = ColumnTransformer([("s", StandardScaler(), [0, 1]), ("p", "passthrough", [2])])
+    pipe = make_pipeline(ct, LogisticRegression())
+    pipe.fit(backend.asarray(X), backend.asarray(y))
+    scaler = ct.named_transformers_["s"]
+    before = scaler.mean_
+    view = host_view(pipe)
+    assert _is_host(view[0].named_transformers_["s"].mean_)
+    assert scaler.mean_ is before  # the fitted pipeline keeps its own arrays
+    backend.assert_family(scaler.mean_)
+    np.testing.assert_array_equal(
+        view.predict(X), backend.to_numpy(pipe.predict(backend.asarray(X)))
+    )
+    move_fitted_to_family(pipe, "host")
+    assert _is_host(ct.named_transformers_["s"].mean_)
+    assert _is_host(pipe[-1].coef_)
