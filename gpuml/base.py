@@ -163,7 +163,8 @@ def accepts_device_input(estimator, X=None) -> bool:
     True for gpuml estimators (which compute where the device policy says
     and accept any family), for Pipelines made only of them (``None`` and
     ``"passthrough"`` steps aside) and for gpuml's ColumnTransformer whose
-    transformers and remainder are all such (or ``"drop"``, ``"passthrough"``).
+    transformers and remainder are all such (or ``"drop"``, ``"passthrough"``)
+    and whose columns are picked by position (not by name or callable).
     scikit-learn's own estimators and any other object get host data. With
     ``X`` a cuDF string Series (documents on the device), also True for
     gpuml's text vectorizers, which read it there, and for Pipelines of
@@ -179,12 +180,33 @@ def accepts_device_input(estimator, X=None) -> bool:
         )
     parts = _column_parts(estimator)
     if parts is not None:
-        return all(
+        return _selects_by_position(estimator) and all(
             (isinstance(part, str) and part in ("drop", "passthrough"))
             or accepts_device_input(part)
             for part in parts
         )
     return isinstance(estimator, DeviceCacheMixin)
+
+
+def _selects_by_position(estimator) -> bool:
+    """Whether a ColumnTransformer picks every column by position (integers,
+    slices of them, boolean masks): columns named by strings, and callables
+    (``make_column_selector`` reads a DataFrame's names and dtypes), need the
+    user's DataFrame, which device data would replace by an array."""
+    for _, _, columns in estimator.transformers:
+        if callable(columns) or isinstance(columns, str):
+            return False
+        if isinstance(columns, slice):
+            if isinstance(columns.start, str) or isinstance(columns.stop, str):
+                return False
+            continue
+        kind = getattr(getattr(columns, "dtype", None), "kind", None)
+        if kind is not None:
+            if kind in "OUS":
+                return False
+        elif any(isinstance(c, str) for c in columns):
+            return False
+    return True
 
 
 def _column_parts(estimator):

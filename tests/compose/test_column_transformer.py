@@ -218,6 +218,48 @@ def test_accepts_device_input():
     assert not accepts_device_input(
         skc.ColumnTransformer([("a", StandardScaler(), [0])])
     )
+    # columns named or chosen by a callable need the user's DataFrame
+    for columns in ("x", ["x", "y"], np.array(["x"]), slice("x", "y")):
+        named = ColumnTransformer([("a", StandardScaler(), columns)])
+        assert not accepts_device_input(named), columns
+    selector = skc.make_column_selector(dtype_include=np.number)
+    assert not accepts_device_input(
+        ColumnTransformer([("a", StandardScaler(), selector)])
+    )
+    for columns in ([0, 1], slice(0, 2), np.array([True, False]), np.array([0])):
+        assert accepts_device_input(
+            ColumnTransformer([("a", StandardScaler(), columns)])
+        )
+
+
+def test_search_of_a_numeric_dataframe_with_named_columns(rng):
+    """A search gives a ColumnTransformer that picks columns by name the
+    DataFrame itself (not an array of its values), also when every column is
+    numeric."""
+    X, y = _data(rng, 80)
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"]).astype(np.float32)
+    grid = {"clf__C": [0.1, 10.0]}
+
+    def pipeline(ct, scaler, encoder, clf):
+        columns = ct([("num", scaler(), ["a", "b"]), ("cat", encoder(), ["c"])])
+        return Pipeline([("ct", columns), ("clf", clf())])
+
+    ours = pipeline(
+        ColumnTransformer, StandardScaler, OneHotEncoder, LogisticRegression
+    )
+    theirs = pipeline(
+        skc.ColumnTransformer,
+        skp.StandardScaler,
+        skp.OneHotEncoder,
+        SkLogisticRegression,
+    )
+    search = GridSearchCV(ours, grid, cv=3, error_score="raise").fit(df, y)
+    reference = SkGridSearchCV(theirs, grid, cv=3).fit(df, y)
+    np.testing.assert_allclose(
+        search.cv_results_["mean_test_score"],
+        reference.cv_results_["mean_test_score"],
+        atol=1e-6,
+    )
 
 
 def test_grid_search_of_a_pipeline_matches_sklearn(backend, rng):
