@@ -95,10 +95,11 @@ class KBinsDiscretizer(DeviceCacheMixin, _SkKBinsDiscretizer):
 
     quantile_method : {"inverted_cdf", "averaged_inverted_cdf", \
 "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", \
-"linear", "median_unbiased", "normal_unbiased"}, default="linear"
+"linear", "median_unbiased", "normal_unbiased"}, \
+default="averaged_inverted_cdf"
         The quantile method of ``strategy='quantile'`` (NumPy's names;
         with ``sample_weight``, "inverted_cdf" and "averaged_inverted_cdf"
-        only).
+        only, unless subsampling).
 
     dtype : {np.float32, np.float64}, default=None
         The output's dtype; None keeps float32 input float32 and gives
