@@ -62,6 +62,9 @@ def bin_columns(X, inner_edges, xp: ModuleType):
     """
     codes = xp.empty(X.shape, dtype=xp.int64)
     for j, edges in enumerate(inner_edges):
+        if edges.shape[0] == 0:  # one bin (all others too narrow)
+            codes[:, j] = 0
+            continue
         column = X[:, j].astype(xp.float64, copy=False)
         codes[:, j] = xp.searchsorted(edges, column, side="right")
     return codes
