@@ -146,10 +146,13 @@ def test_errors_match_sklearn(backend, rng):
         skp.TargetEncoder().fit(X, y_bad)
     with pytest.raises(ValueError, match=re.escape(str(expected.value))):
         gp.TargetEncoder().fit(backend.asarray(X), backend.asarray(y_bad))
-    with pytest.raises(ValueError) as expected:
-        skp.TargetEncoder(smooth=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match=re.escape(str(expected.value))):
-        gp.TargetEncoder(smooth=-1.0).fit(backend.asarray(X), backend.asarray(y))
+    for method in ("fit", "fit_transform"):
+        with pytest.raises(ValueError) as expected:
+            getattr(skp.TargetEncoder(smooth=-1.0), method)(X, y)
+        with pytest.raises(ValueError, match=re.escape(str(expected.value))):
+            getattr(gp.TargetEncoder(smooth=-1.0), method)(
+                backend.asarray(X), backend.asarray(y)
+            )
     with pytest.raises(ValueError) as expected:
         skp.TargetEncoder().fit(X, y[:50])
     with pytest.raises(ValueError, match=re.escape(str(expected.value))):
