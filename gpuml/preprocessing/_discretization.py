@@ -182,7 +182,7 @@ default="averaged_inverted_cdf"
             Fitted estimator.
         """
         self._reset_device_cache()
-        if sample_weight is not None and input_family(sample_weight) != "host":
+        if sample_weight is not None:
             sample_weight = _host_input(sample_weight)
         return super().fit(_host_input(X), y, sample_weight=sample_weight)
 
