@@ -2,6 +2,7 @@
 
 from gpuml import _missing
 from gpuml.preprocessing._data import StandardScaler
+from gpuml.preprocessing._discretization import KBinsDiscretizer
 from gpuml.preprocessing._encoders import OneHotEncoder, OrdinalEncoder
 from gpuml.preprocessing._function_transformer import FunctionTransformer
 from gpuml.preprocessing._label import LabelBinarizer, LabelEncoder
@@ -9,9 +10,11 @@ from gpuml.preprocessing._normalize import Normalizer
 from gpuml.preprocessing._polynomial import PolynomialFeatures
 from gpuml.preprocessing._robust import RobustScaler
 from gpuml.preprocessing._scalers import MaxAbsScaler, MinMaxScaler
+from gpuml.preprocessing._target_encoder import TargetEncoder
 
 __all__ = [
     "FunctionTransformer",
+    "KBinsDiscretizer",
     "LabelBinarizer",
     "LabelEncoder",
     "MaxAbsScaler",
@@ -22,6 +25,7 @@ __all__ = [
     "PolynomialFeatures",
     "RobustScaler",
     "StandardScaler",
+    "TargetEncoder",
 ]
 
 # scikit-learn's names that gpuml lacks: an ImportError that says what to use.

@@ -57,7 +57,8 @@ def test_sklearn_preprocessing_suite_fails_only_as_known(tmp_path, monkeypatch):
 
 def test_plugin_swaps_every_public_preprocessing_class():
     """The plugins' explicit lists (the scalers' here, the encoders' in
-    ``tests/sklearn_encoders_plugin.py``, the others' in
+    ``tests/sklearn_encoders_plugin.py``, the discretizer's and the target
+    encoder's in ``tests/sklearn_target_kbins_plugin.py``, the others' in
     ``tests/sklearn_preprocessing_misc_plugin.py``) make up gpuml.preprocessing's
     ``__all__``, each name a scikit-learn class (read from their source:
     importing a plugin would swap the classes in this process)."""
@@ -70,6 +71,7 @@ def test_plugin_swaps_every_public_preprocessing_class():
         "sklearn_preprocessing_plugin.py",
         "sklearn_encoders_plugin.py",
         "sklearn_preprocessing_misc_plugin.py",
+        "sklearn_target_kbins_plugin.py",
     ):
         plugin = Path(__file__).parents[1] / name
         found = None
