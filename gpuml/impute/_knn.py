@@ -266,11 +266,11 @@ class KNNImputer(_BaseImputer):
             The fitted `KNNImputer` class instance.
         """
         family = input_family(X)
-        X_in = X
         X, xp = self._validate_input(X, in_fit=True)
         self._reset_device_cache()
-        if self.copy and (X is X_in or family != HOST or xp is not np):
-            X = X.copy()  # (the caller's array, or a device array they hold)
+        uploaded = family == HOST and xp is not np  # a new device array
+        if self.copy and not uploaded:
+            X = X.copy()  # (maybe the caller's array, or a view of it)
         mask = _mask(X, self.missing_values, xp)
         self._fit_X = to_family(X, family)
         self._mask_fit_X = to_family(mask, family)
