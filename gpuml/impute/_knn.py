@@ -71,7 +71,7 @@ def nan_euclidean(X, Y, missing_X, missing_Y, xp: ModuleType):
     # the missing coordinates' share, removed
     distances -= (X * X) @ missing_Y.T.astype(dtype)
     distances -= missing_X.astype(dtype) @ (Y * Y).T
-    distances = xp.clip(distances, 0, None)
+    distances = xp.maximum(distances, 0)
     present_count = (~missing_X).astype(work) @ (~missing_Y).T.astype(work)
     distances[present_count == 0] = xp.nan
     present_count = xp.maximum(1, present_count)
@@ -88,19 +88,16 @@ def _weights(dist, weights, xp: ModuleType):
     else:
         weight_matrix = None if weights in (None, "uniform") else weights
     if weight_matrix is None:  # uniform (a callable may return None)
-        weight_matrix = xp.ones_like(dist)
-        weight_matrix[xp.isnan(dist)] = 0.0
-        return weight_matrix
+        return xp.where(xp.isnan(dist), 0, xp.ones_like(dist))
     if isinstance(weight_matrix, str):  # "distance"
         with np.errstate(divide="ignore", invalid="ignore"):
             weight_matrix = 1.0 / dist
         inf_mask = xp.isinf(weight_matrix)
-        inf_row = xp.any(inf_mask, axis=1)
-        weight_matrix[inf_row] = inf_mask[inf_row]
+        inf_row = xp.any(inf_mask, axis=1, keepdims=True)
+        weight_matrix = xp.where(inf_row, inf_mask, weight_matrix)
     else:
         weight_matrix = xp.asarray(weight_matrix)
-    weight_matrix[xp.isnan(weight_matrix)] = 0.0
-    return weight_matrix
+    return xp.where(xp.isnan(weight_matrix), 0, weight_matrix)
 
 
 def _impute_column(dist, n_neighbors: int, donor_values, weights, xp: ModuleType):
