@@ -319,6 +319,7 @@ class KNNImputer(_BaseImputer):
         n_fit = fit_X.shape[0]
         step = _chunk_rows(n_fit)
         columns = np.flatnonzero(self._valid_mask)
+        donors_of = {}  # column: its donors' indices, host and xp
         for start in range(0, rows_missing.shape[0], step):
             rows = rows_missing[start : start + step]
             rows_xp = xp.asarray(rows)
@@ -327,8 +328,10 @@ class KNNImputer(_BaseImputer):
                 receivers = np.flatnonzero(mask_host[rows, col])
                 if receivers.shape[0] == 0:
                     continue
-                donors = np.flatnonzero(~mask_fit_host[:, col])
-                donors_xp = xp.asarray(donors)
+                if col not in donors_of:
+                    donors = np.flatnonzero(~mask_fit_host[:, col])
+                    donors_of[col] = donors, xp.asarray(donors)
+                donors, donors_xp = donors_of[col]
                 receivers_xp = xp.asarray(receivers)
                 subset = dist[receivers_xp][:, donors_xp]
                 all_nan = to_host(xp.isnan(subset).all(axis=1))

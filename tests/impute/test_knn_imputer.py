@@ -83,6 +83,19 @@ def test_all_missing_columns_and_rows(backend, rng, keep_empty_features, add_ind
     )
 
 
+def test_receivers_in_chunks_of_working_memory(backend, rng):
+    """scikit-learn's chunks: 8 bytes a fitted row of ``working_memory``."""
+    from sklearn import config_context
+
+    X_fit, X = _data(rng), _data(rng, n=40, rate=0.4)
+    params = {"weights": "distance", "n_neighbors": 3}
+    with config_context(working_memory=7 * 8 * 50 / 2**20):  # 7 rows a chunk
+        ours = KNNImputer(**params).fit(backend.asarray(X_fit))
+        ours = ours.transform(backend.asarray(X))
+        theirs = _both(params, X_fit, X)
+    _check(ours, theirs, backend)
+
+
 def test_no_missing_value_to_impute(backend, rng):
     X_fit = _data(rng)
     X_fit[:, 0] = np.nan
