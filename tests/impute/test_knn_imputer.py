@@ -255,3 +255,38 @@ def test_search_over_n_neighbors_matches_sklearn(rng):
         atol=1e-10,
     )
     assert ours.best_params_ == theirs.best_params_
+
+
+def _proxy_namespace():
+    """A namespace that is not NumPy but computes with it: the helpers'
+    device branches (no ``xp is np`` shortcut) run where no GPU is."""
+    import types
+
+    proxy = types.ModuleType("proxy_xp")
+    proxy.__getattr__ = lambda name: getattr(np, name)
+    return proxy
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance", "callable"])
+def test_helpers_on_another_namespace(rng, weights):
+    from gpuml.impute._knn import _impute_column
+
+    xp = _proxy_namespace()
+    X, Y = _data(rng, n=10), _data(rng, n=30)
+    X[0] = np.nan
+    dist = nan_euclidean(X, Y, np.isnan(X), np.isnan(Y), xp)
+    np.testing.assert_array_equal(dist, nan_euclidean(X, Y, *map(np.isnan, (X, Y)), np))
+    donors = np.flatnonzero(~np.isnan(Y[:, 1]))
+    subset = dist[1:][:, donors]
+    subset[0, :3] = 0.0  # donors at distance 0: weight 1, the others 0
+    seen = []
+
+    def callable_weights(d):
+        seen.append(type(d))
+        return 1 / (1 + d)
+
+    w = callable_weights if weights == "callable" else weights
+    ours = _impute_column(subset, 4, Y[donors, 1], w, xp)
+    theirs = _impute_column(subset, 4, Y[donors, 1], w, np)
+    np.testing.assert_array_equal(ours, theirs)
+    assert set(seen) <= {np.ndarray}
