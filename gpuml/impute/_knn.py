@@ -200,6 +200,10 @@ class KNNImputer(_BaseImputer):
            [8. , 8. , 7. ]])
     """
 
+    # the training data, in the family of the training input (moved with
+    # the public attributes by gpuml's searches: gpuml.base)
+    _family_attributes = ("_fit_X", "_mask_fit_X")
+
     _parameter_constraints: dict = {
         **_BaseImputer._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],

@@ -290,3 +290,22 @@ def test_helpers_on_another_namespace(rng, weights):
     theirs = _impute_column(subset, 4, Y[donors, 1], w, np)
     np.testing.assert_array_equal(ours, theirs)
     assert set(seen) <= {np.ndarray}
+
+
+def test_a_searchs_best_estimator_moves_the_training_data(monkeypatch):
+    """``move_fitted_to_family`` (a search's ``best_estimator_`` fitted on
+    device copies of host data) moves the private training data too."""
+    import gpuml.base
+
+    imputer = KNNImputer(add_indicator=True).fit([[1.0, np.nan], [2.0, 3.0]])
+    moved = []
+
+    def record(value, family):
+        moved.append(value)
+        return value
+
+    monkeypatch.setattr(gpuml.base, "to_family_attribute", record)
+    gpuml.base.move_fitted_to_family(make_pipeline(imputer), "host")
+    assert any(value is imputer._fit_X for value in moved)
+    assert any(value is imputer._mask_fit_X for value in moved)
+    assert any(value is imputer.indicator_.features_ for value in moved)
