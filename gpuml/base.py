@@ -68,7 +68,9 @@ def move_fitted_to_family(estimator, family: str) -> None:
     a :class:`~sklearn.pipeline.Pipeline` are moved one by one; estimators
     that are not gpuml's are left alone (they were fitted on the user's own
     family to begin with). Attributes named in an estimator's class attribute
-    ``_host_attributes`` stay on the host (the encoders' ``categories_``).
+    ``_host_attributes`` stay on the host (the encoders' ``categories_``);
+    private ones named in ``_family_attributes`` move too (KNNImputer's
+    training data).
     """
     steps = getattr(estimator, "steps", None)
     if isinstance(steps, list):
@@ -80,8 +82,10 @@ def move_fitted_to_family(estimator, family: str) -> None:
     for _, part, _ in _fitted_columns(estimator):  # a ColumnTransformer's
         move_fitted_to_family(part, family)
     host_only = getattr(estimator, "_host_attributes", ())
+    private = getattr(estimator, "_family_attributes", ())
     for name, value in list(vars(estimator).items()):
-        if not name.endswith("_") or name.startswith("_") or name in host_only:
+        public = name.endswith("_") and not name.startswith("_")
+        if not (public or name in private) or name in host_only:
             continue
         if isinstance(value, DeviceCacheMixin):  # a fitted sub-estimator
             move_fitted_to_family(value, family)  # (SimpleImputer's indicator_)

@@ -1,12 +1,12 @@
 """pytest plugin: scikit-learn's imputation tests, run against gpuml's
-SimpleImputer and MissingIndicator.
+SimpleImputer, KNNImputer and MissingIndicator.
 
 ``python -m pytest -p tests.sklearn_impute_plugin
 <sklearn>/impute/tests/test_impute.py`` (from the repository root) runs
 scikit-learn's ``test_impute.py`` with every name of ``gpuml.impute``'s
-``__all__`` (``SimpleImputer``, ``MissingIndicator``) replaced by gpuml's in
-the package ``sklearn.impute``, before the test modules import it.
-scikit-learn's ``IterativeImputer`` and ``KNNImputer`` stay scikit-learn's
+``__all__`` (``SimpleImputer``, ``KNNImputer``, ``MissingIndicator``)
+replaced by gpuml's in the package ``sklearn.impute``, before the test
+modules import it. scikit-learn's ``IterativeImputer`` stays scikit-learn's
 (and keep scikit-learn's SimpleImputer inside: ``sklearn.impute._iterative``
 binds it at import, before the swap), and so do its other modules: every
 estimator module is imported before the swap (through scikit-learn's

@@ -21,7 +21,7 @@ from gpuml.cluster import KMeans
 from gpuml.decomposition import PCA as GpumlPCA
 from gpuml.decomposition import TruncatedSVD
 from gpuml.feature_extraction.text import TfidfTransformer
-from gpuml.impute import MissingIndicator, SimpleImputer
+from gpuml.impute import KNNImputer, MissingIndicator, SimpleImputer
 from gpuml.linear_model import (
     ElasticNet,
     ElasticNetCV,
@@ -149,6 +149,9 @@ ESTIMATORS = [
     SimpleImputer(missing_values=-1.0, strategy="median"),
     MissingIndicator(),
     MissingIndicator(features="all", sparse=True),
+    KNNImputer(),
+    KNNImputer(n_neighbors=2, weights="distance", add_indicator=True),
+    KNNImputer(missing_values=-1.0, keep_empty_features=True),
     MultinomialNB(),
     MultinomialNB(alpha=0.5, fit_prior=False),
     ComplementNB(),
