@@ -266,10 +266,24 @@ def test_outliers_and_unequal_scales_as_sklearn(backend, rng):
             fit = _oracle(SkLogisticRegression(C=C, **TIGHT), X[train], y[train])
             own[fold, i] = np.append(fit.coef_[0], fit.intercept_)
     ours_path = backend.to_numpy(ours.coefs_paths_[label])[:, :, 0]
-    # within a few times scikit-learn's own spread over the fits
+    # the objective: as low as scikit-learn's path's on every fold and C to
+    # L-BFGS's stopping precision at tol=1e-10 (1.3e-9 relative seen; the
+    # principled check where the weak directions are flat)
+    sign = np.where(y == label, 1.0, -1.0)
+    for fold, (train, _) in enumerate(StratifiedKFold(3).split(X, y)):
+        for i, C in enumerate(Cs):
+            values = []
+            for w in (ours_path[fold, i], path[fold, i]):
+                z = X[train] @ w[:-1] + w[-1]
+                loss = np.logaddexp(0.0, -sign[train] * z).sum()
+                values.append(0.5 * w[:-1] @ w[:-1] + C * loss)
+            assert values[0] <= values[1] * (1 + 1e-8), (fold, C, values)
+    # and coefficients within a few times scikit-learn's own spread over
+    # the fits (flat directions: 4.4e-6 apart at an objective 2e-14 above
+    # scikit-learn's, seen once in CI, GPUML_TEST_SEED=2087667977)
     error = np.abs(ours_path - path).max()
     spread = np.abs(own - path).max()
-    assert error <= 5 * spread + 2e-6, (error, spread)
+    assert error <= 5 * spread + 1e-5, (error, spread)
     np.testing.assert_allclose(
         backend.to_numpy(ours.scores_[label]), theirs.scores_[label], rtol=1e-4
     )
