@@ -398,15 +398,13 @@ def test_l1_and_elastic_net_paths_as_sklearn(rng, n_classes):
         warnings.simplefilter("ignore", ConvergenceWarning)
         theirs = SkLogisticRegressionCV(**params).fit(X, y)
     ours = LogisticRegressionCV(**params).fit(X, y)
-    assert ours.C_ == pytest.approx(theirs.C_)
-    assert ours.l1_ratio_ == pytest.approx(theirs.l1_ratio_)
     folds = list(StratifiedKFold(3).split(X, y))
     n_features = X.shape[1]
     # where the penalty zeroes every coefficient (of every class), the
     # optimum is the intercepts of the training fold's class shares;
-    # scikit-learn's saga leaves those intercepts up to 1e-2 away at any tol
-    # (its objective is then above gpuml's), so there the score is checked
-    # against that optimum instead
+    # scikit-learn's saga leaves those intercepts up to 2e-2 away at any tol
+    # (its objective, and its score, are then below gpuml's), so there the
+    # score is checked against that optimum instead
     zero = np.all(
         [
             (path[..., :n_features] == 0).all(axis=-1)
@@ -415,15 +413,35 @@ def test_l1_and_elastic_net_paths_as_sklearn(rng, n_classes):
         axis=0,
     )
     for label in theirs.scores_:
-        for index in np.ndindex(zero.shape):
-            expected = theirs.scores_[label][index]
-            if zero[index]:
-                train, test = folds[index[0]]
-                classes, counts = np.unique(y[train], return_counts=True)
-                shares = np.tile(counts / counts.sum(), (len(test), 1))
-                expected = -log_loss(y[test], shares, labels=classes)
-            assert ours.scores_[label][index] == pytest.approx(expected, rel=1e-5)
-    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-4, atol=1e-6)
+        expected = theirs.scores_[label].copy()  # (folds, Cs, l1_ratios)
+        for index in np.argwhere(zero):
+            train, test = folds[index[0]]
+            classes, counts = np.unique(y[train], return_counts=True)
+            shares = np.tile(counts / counts.sum(), (len(test), 1))
+            expected[tuple(index)] = -log_loss(y[test], shares, labels=classes)
+        np.testing.assert_allclose(ours.scores_[label], expected, rtol=1e-5)
+    # the choice: the best mean score over the folds of those expected
+    # scores (scikit-learn's own choice can follow its short intercepts; a
+    # near tie is left to rounding)
+    mean = expected.mean(axis=0)
+    chosen = (
+        list(ours.Cs_).index(ours.C_[0]),
+        list(ours.l1_ratios_).index(ours.l1_ratio_[0]),
+    )
+    assert mean[chosen] >= mean.max() - 1e-6
+    # the refit: scikit-learn's LogisticRegression at the chosen C and
+    # l1_ratio on all the data, to the same tight tolerance
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        refit = SkLogisticRegression(
+            C=ours.C_[0],
+            l1_ratio=ours.l1_ratio_[0],
+            solver="saga",
+            tol=1e-10,
+            max_iter=20_000,
+            random_state=0,
+        ).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, refit.coef_, rtol=1e-4, atol=1e-6)
 
 
 def test_errors_as_sklearn(rng):
