@@ -359,7 +359,7 @@ def device_to_host(array) -> np.ndarray:
     """
     cupy = get_cupy()
     if array.nbytes < _PINNED_MIN_BYTES:
-        return array.get()
+        return array.get(order="A")  # an F-ordered array stays F-ordered
     if not (array.flags.c_contiguous or array.flags.f_contiguous):
         array = cupy.ascontiguousarray(array)
     order = "C" if array.flags.c_contiguous else "F"

@@ -63,6 +63,23 @@ def _select_columns(X, key):
     return X[:, namespace_of(X).asarray(indices, dtype=np.intp)]
 
 
+def _check_X(X):
+    """scikit-learn's ``_check_X``, letting cupyx sparse matrices through as
+    it lets SciPy's (they have no ``__array__``: its ``check_array`` would
+    make a 0-d object array of one and fail with "Expected 2D array")."""
+    if is_sparse(X) and input_family(X) == DEVICE:
+        return X
+    return _sk_check_X(X)
+
+
+# scikit-learn's fit_transform and transform call the module's _check_X by
+# name; this one differs from it for cupyx sparse input only (which no
+# scikit-learn code path accepts), so scikit-learn's own class is unchanged.
+_sk_check_X = getattr(_sk._check_X, "sklearn_original", _sk._check_X)
+_check_X.sklearn_original = _sk_check_X  # (a reload of this module keeps it)
+_sk._check_X = _check_X
+
+
 def _is_device(X) -> bool:
     return input_family(X) == DEVICE and not hasattr(X, "columns")
 

@@ -36,8 +36,11 @@ def _data(rng, n=50, p=6, missing=np.nan, dtype=np.float64, rate=0.25):
 
 
 def _check(ours, theirs, backend, atol=1e-12):
+    """Equal to scikit-learn's to float64 rounding: the GPU sums a distance's
+    squares in another order, and 'distance' weights (1/d) carry that
+    rounding into the means (seen: 5e-12 apart, 3e-11 relative, on an H100)."""
     backend.assert_family(ours, dtype=theirs.dtype, shape=theirs.shape)
-    np.testing.assert_allclose(backend.to_numpy(ours), theirs, rtol=0, atol=atol)
+    np.testing.assert_allclose(backend.to_numpy(ours), theirs, rtol=1e-10, atol=atol)
 
 
 def _both(params, X_fit, X):
