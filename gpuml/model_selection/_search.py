@@ -61,6 +61,7 @@ from gpuml.model_selection._data import SearchData, download, host_split_params
 from gpuml.model_selection._progress import Progress
 from gpuml.model_selection._results import Options, resolve_deferred
 from gpuml.model_selection._split import kfold_indices
+from gpuml.model_selection._table import TablePlan
 from gpuml.model_selection._tasks import evaluate_unit, has_prefix, refit_from_lead
 from gpuml.model_selection._truncation import largest, shared_prefix_key
 
@@ -400,6 +401,11 @@ class _DeviceSearchMixin:
         data = SearchData(
             X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
         )
+        # A DataFrame with string columns in front of a ColumnTransformer is
+        # searched as one numeric matrix where the scores cannot differ
+        # (_table.py); the refit reads the DataFrame as given.
+        table = TablePlan.of(X, base_estimator, self.scoring)
+        table_data = None
         # scikit-learn's callbacks (1.9+): the search's task tree (see _callbacks).
         weight = params.get("sample_weight")
         metadata = None if weight is None else {"sample_weight": weight}
@@ -454,10 +460,29 @@ class _DeviceSearchMixin:
                     n_splits=n_splits,
                     n_candidates=len(candidate_params),
                 )
+                nonlocal table_data
+                run_estimator, run_data = base_estimator, data
+                rewritten = table and table.rewrite(base_estimator, candidate_params)
+                if rewritten is not None and table.matrix() is not None:
+                    if table_data is None:
+                        table_data = SearchData(
+                            table.matrix(),
+                            y,
+                            routed.estimator.fit,
+                            data.xp,
+                            routed.scorer.score,
+                        )
+                        if self.verbose > 0:
+                            print(
+                                "Reading the DataFrame as one matrix: "
+                                f"{len(table.string_positions)} string columns "
+                                "as positions among their sorted values"
+                            )
+                    run_estimator, run_data = rewritten, table_data
                 out = evaluate(
-                    base_estimator,
+                    run_estimator,
                     candidate_params,
-                    data,
+                    run_data,
                     folds,
                     scorer,
                     options,

@@ -1,0 +1,253 @@
+"""A pandas table searched as one numeric matrix (issue 39, item 2).
+
+A search over ``Pipeline(ColumnTransformer(...), ...)`` fed a pandas
+DataFrame would otherwise run scikit-learn's column selection on the host at
+every fold, and every encoder would meet the table's strings there. When the
+result cannot differ, the search instead reads the table as one matrix made
+once, before the folds:
+
+- numeric columns as they are (float32 when every numeric column is
+  float32, else float64);
+- each string column as the positions of its values among the column's
+  sorted distinct strings (``pandas.factorize(sort=True)``: Python's order of
+  ``str``, the order in which scikit-learn's encoders sort categories),
+  ``None`` as one more position after them and NaN kept as NaN (scikit-learn
+  sorts ``None`` and then NaN after the strings, and only NaN is "missing"
+  to its encoders);
+
+and the ColumnTransformer picks the same columns by position, so that it,
+its transformers and the rest of the Pipeline run on the device (gpuml's
+ColumnTransformer accepts device input when its columns are positions).
+
+Why the scores cannot differ: a string column may only reach gpuml's
+OneHotEncoder, OrdinalEncoder or TargetEncoder with ``categories='auto'``,
+which see sorted categories, their counts (``min_frequency``,
+``max_categories``, whose ties scikit-learn breaks by category order) and
+membership (``handle_unknown``) only, all of which the positions keep; the
+numeric columns reach their transformers in the dtype scikit-learn's
+``check_array`` would give them. Anything else (a string column sent to
+another transformer or passed through, strings mixed with other objects,
+``pd.NA``, a column selection by an arbitrary callable, pandas output, a
+scorer of the user's own, which may read the DataFrame) keeps the search on
+the DataFrame as given. The refit is always on the DataFrame as given, so
+``best_estimator_`` has the user's categories and feature names.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.compose import make_column_selector
+from sklearn.compose._column_transformer import _get_column_indices
+
+from gpuml.base import _selects_by_position, accepts_device_input
+
+# Categories a float32 position holds exactly.
+_FLOAT32_EXACT = 2**24
+
+
+def _is_dataframe(X) -> bool:
+    return type(X).__module__.startswith("pandas") and hasattr(X, "columns")
+
+
+def _column_transformer(estimator):
+    """The gpuml ColumnTransformer that is ``estimator``'s first step (of a
+    Pipeline), else None."""
+    from gpuml.compose import ColumnTransformer
+
+    steps = getattr(estimator, "steps", None)
+    if not isinstance(steps, list) or not steps:
+        return None
+    first = steps[0][1]
+    return first if isinstance(first, ColumnTransformer) else None
+
+
+def _takes_strings(transformer) -> bool:
+    """Whether ``transformer`` gives the same result on a string column and
+    on its sorted positions (see the module's docstring)."""
+    from gpuml.preprocessing import OneHotEncoder, OrdinalEncoder, TargetEncoder
+
+    if type(transformer) not in (OneHotEncoder, OrdinalEncoder, TargetEncoder):
+        return False
+    if not (
+        isinstance(transformer.categories, str) and transformer.categories == "auto"
+    ):
+        return False
+    if isinstance(transformer, OneHotEncoder):
+        drop = transformer.drop
+        return drop is None or (
+            isinstance(drop, str) and drop in ("first", "if_binary")
+        )
+    return True
+
+
+def _output_configured(estimator) -> bool:
+    """Whether ``set_output`` asked a step for pandas (or other) output."""
+    steps = getattr(estimator, "steps", [])
+    for part in [estimator, *(s for _, s in steps)]:
+        config = getattr(part, "_sklearn_output_config", {})
+        if config.get("transform", "default") != "default":
+            return True
+    return False
+
+
+def _string_codes(values: np.ndarray):
+    """A string column's positions among its sorted distinct strings (float
+    with NaN for NaN, ``None`` after the strings), and the number of
+    positions; None when the column holds anything but ``str``, ``None`` and
+    float NaN."""
+    import pandas as pd
+
+    if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
+        return None
+    codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+    codes = codes.astype(np.float64)
+    missing = codes < 0
+    n_codes = len(uniques)
+    if missing.any():
+        absent = values[missing]
+        is_none = np.fromiter((v is None for v in absent), bool, len(absent))
+        is_nan = np.fromiter(
+            (isinstance(v, float) and v != v for v in absent), bool, len(absent)
+        )
+        if not (is_none | is_nan).all():  # pd.NA, NaT...: scikit-learn's own way
+            return None
+        fill = np.where(is_none, float(n_codes), np.nan)
+        codes[missing] = fill
+        n_codes += bool(is_none.any())
+    return codes, n_codes
+
+
+class TablePlan:
+    """How a search reads the DataFrame ``X`` as one matrix (see the module's
+    docstring). Built by :meth:`of`, which says None when it does not apply;
+    the matrix is made by :meth:`matrix` when a search first uses it."""
+
+    def __init__(self, X, string_positions: frozenset, dtype):
+        self.string_positions = string_positions
+        self.dtype = dtype
+        self._X = X
+        self._matrix = None
+        self._failed = False
+
+    @classmethod
+    def of(cls, X, estimator, scoring):
+        """The plan for ``X`` searched with ``estimator``, or None: ``X`` is
+        not a pandas DataFrame with string columns, the estimator is not a
+        Pipeline led by gpuml's ColumnTransformer, or a scorer is the user's
+        callable."""
+        if not _is_dataframe(X) or _output_configured(estimator):
+            return None
+        scorers = scoring.values() if isinstance(scoring, dict) else [scoring]
+        if any(callable(s) for s in scorers) or _column_transformer(estimator) is None:
+            return None
+        if not all(isinstance(c, str) for c in X.columns) or X.columns.has_duplicates:
+            return None
+        strings, numeric_dtypes = [], set()
+        for position, (_, column) in enumerate(X.items()):
+            kind = column.dtype.kind
+            if kind in "biuf" and isinstance(column.dtype, np.dtype):
+                numeric_dtypes.add(column.dtype)
+            elif kind == "O" or str(column.dtype) == "category":
+                strings.append(position)
+            else:  # nullable extension dtypes, datetimes...
+                return None
+        if not strings:
+            return None
+        dtype = np.float32 if numeric_dtypes <= {np.dtype(np.float32)} else np.float64
+        return cls(X, frozenset(strings), dtype)
+
+    def matrix(self):
+        """The table as one matrix (made once), or None where a column cannot
+        be read as numbers exactly."""
+        if self._matrix is None and not self._failed:
+            self._matrix = self._make_matrix()
+            self._failed = self._matrix is None
+        return self._matrix
+
+    def _make_matrix(self):
+        X = self._X
+        matrix = np.empty(X.shape, dtype=self.dtype)
+        exact = _FLOAT32_EXACT if self.dtype is np.float32 else 2**53
+        for position, (_, column) in enumerate(X.items()):
+            if position in self.string_positions:
+                found = _string_codes(column.to_numpy(dtype=object))
+                if found is None or found[1] >= exact:
+                    return None
+                matrix[:, position] = found[0]
+                continue
+            values = column.to_numpy()
+            if (
+                values.dtype.kind in "iu"
+                and values.size
+                and (np.abs(values.min()) >= exact or np.abs(values.max()) >= exact)
+            ):
+                return None  # integers a float would round
+            matrix[:, position] = values
+        return matrix
+
+    def rewrite(self, estimator, candidate_params):
+        """``estimator`` with its ColumnTransformer's columns as positions,
+        when every candidate of ``candidate_params`` configured on it reads
+        the matrix as it would read the DataFrame (and on the device); else
+        None."""
+        transformer = _column_transformer(estimator)
+        if transformer is None:
+            return None
+        transformers = []
+        for name, part, columns in transformer.transformers:
+            positions = self._positions(columns)
+            if positions is None:
+                return None
+            transformers.append((name, part, positions))
+        rewritten = clone(estimator)
+        _column_transformer(rewritten).set_params(transformers=transformers)
+        for params in candidate_params:
+            configured = clone(rewritten).set_params(**clone(params, safe=False))
+            if not self._reads_alike(configured):
+                return None
+        return rewritten
+
+    def _positions(self, columns):
+        """The integer positions of a column selection, or None for a
+        callable other than ``make_column_selector`` (which reads only the
+        names and dtypes, the same in every fold)."""
+        if callable(columns):
+            if not isinstance(columns, make_column_selector):
+                return None
+            columns = columns(self._X)
+        try:
+            return [int(i) for i in _get_column_indices(self._X, columns)]
+        except (ValueError, KeyError, TypeError, IndexError):
+            return None  # scikit-learn's own error, at its own time
+
+    def _reads_alike(self, configured) -> bool:
+        transformer = _column_transformer(configured)
+        if (
+            transformer is None
+            or not _selects_by_position(transformer)
+            or _output_configured(configured)
+            or not accepts_device_input(configured)
+        ):
+            return False
+        n_columns = self._X.shape[1]
+        shape = np.empty((0, n_columns))
+        used = set()
+        parts = []
+        for _, part, columns in transformer.transformers:
+            positions = set(_get_column_indices(shape, columns))
+            used |= positions
+            parts.append((part, positions))
+        parts.append((transformer.remainder, set(range(n_columns)) - used))
+        return all(self._part_reads_alike(part, positions) for part, positions in parts)
+
+    def _part_reads_alike(self, part, positions: set) -> bool:
+        if (isinstance(part, str) and part == "drop") or not positions:
+            return True
+        if _takes_strings(part):
+            return True
+        if positions & self.string_positions:
+            return False  # strings to a transformer that needs them as strings
+        # scikit-learn's check_array gives float32 columns in float32
+        dtypes = [self._X.dtypes.iloc[i] for i in positions]
+        return not (self.dtype is np.float64 and all(d == np.float32 for d in dtypes))

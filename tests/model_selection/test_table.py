@@ -1,0 +1,327 @@
+"""A DataFrame with string columns searched as one matrix (``_table.py``):
+the same scores as scikit-learn's search on the DataFrame, the same
+ColumnTransformer output fold by fold, the user's categories in
+``best_estimator_``, and the DataFrame read as given wherever the matrix
+could differ."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn import compose as skc
+from sklearn import impute as ski
+from sklearn import linear_model as skl
+from sklearn import model_selection as skm
+from sklearn import preprocessing as skp
+from sklearn.compose import make_column_selector
+from sklearn.pipeline import make_pipeline
+
+from gpuml import config_context
+from gpuml.compose import ColumnTransformer
+from gpuml.impute import SimpleImputer
+from gpuml.linear_model import Ridge
+from gpuml.model_selection import GridSearchCV, _table
+from gpuml.model_selection._table import TablePlan
+from gpuml.preprocessing import (
+    OneHotEncoder,
+    OrdinalEncoder,
+    StandardScaler,
+    TargetEncoder,
+)
+from tests.conftest import DEVICES
+
+GRID = {"ridge__alpha": [0.1, 1.0, 10.0]}
+
+
+def _table_frame(rng, n=300):
+    """Strings of skewed frequencies with None and NaN missing, a categorical
+    column, float32 numbers with NaN; a target from some of them."""
+    words = np.array(
+        [f"w{k:02d}" for k in range(12)] + ["Zeta", "alpha", "é"], dtype=object
+    )
+    p = 1.0 / np.arange(1, len(words) + 1) ** 1.2
+    a = words[rng.choice(len(words), n, p=p / p.sum())]
+    a[rng.random(n) < 0.05] = None
+    a[rng.random(n) < 0.05] = np.nan
+    b = words[rng.choice(5, n)]
+    b[rng.random(n) < 0.1] = np.nan
+    c = pd.Categorical(
+        words[rng.choice([3, 1, 7], n)], categories=["w07", "w03", "w01"]
+    )
+    x = (rng.normal(size=(n, 3)) * [1.0, 10.0, 100.0]).astype(np.float32)
+    x[rng.random(x.shape) < 0.05] = np.nan
+    X = pd.DataFrame(
+        {"a": a, "x0": x[:, 0], "b": b, "x1": x[:, 1], "c": c, "x2": x[:, 2]}
+    )
+    y = (
+        np.nan_to_num(x[:, 0])
+        + (pd.Series(a).fillna("?").str.len().to_numpy() % 3)
+        + rng.normal(size=n)
+    )
+    return X, y
+
+
+def _pipelines(cat_ours, cat_theirs, columns=("a", "b", "c")):
+    """gpuml's and scikit-learn's Pipeline(ColumnTransformer, Ridge), dense
+    output (scikit-learn's Ridge on sparse data stops at tol=1e-4)."""
+    numeric = ["x0", "x1", "x2"]
+    ours = make_pipeline(
+        ColumnTransformer(
+            [
+                ("cat", cat_ours, list(columns)),
+                ("num", make_pipeline(SimpleImputer(), StandardScaler()), numeric),
+            ],
+            sparse_threshold=0,
+        ),
+        Ridge(),
+    )
+    theirs = make_pipeline(
+        skc.ColumnTransformer(
+            [
+                ("cat", cat_theirs, list(columns)),
+                (
+                    "num",
+                    make_pipeline(ski.SimpleImputer(), skp.StandardScaler()),
+                    numeric,
+                ),
+            ],
+            sparse_threshold=0,
+        ),
+        skl.Ridge(),
+    )
+    return ours, theirs
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """Counts the matrices made (the plan used)."""
+    made = []
+    original = TablePlan._make_matrix
+
+    def counted(self):
+        made.append(self)
+        return original(self)
+
+    monkeypatch.setattr(TablePlan, "_make_matrix", counted)
+    return made
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_search_scores_as_sklearn_on_the_dataframe(rng, spy, device):
+    X, y = _table_frame(rng)
+    ours, theirs = _pipelines(
+        OneHotEncoder(handle_unknown="ignore"),
+        skp.OneHotEncoder(handle_unknown="ignore"),
+    )
+    cv = skm.KFold(4, shuffle=True, random_state=0)
+    with config_context(device=device):
+        got = GridSearchCV(ours, GRID, cv=cv, return_train_score=True).fit(X, y)
+    want = skm.GridSearchCV(theirs, GRID, cv=cv, return_train_score=True).fit(X, y)
+    assert len(spy) == 1
+    for key in ("mean_test_score", "mean_train_score", "split2_test_score"):
+        np.testing.assert_allclose(
+            got.cv_results_[key], want.cv_results_[key], rtol=1e-9
+        )
+    assert got.best_params_ == want.best_params_
+    # the refit read the DataFrame: the user's categories and names
+    encoder = got.best_estimator_[0].named_transformers_["cat"]
+    theirs_encoder = want.best_estimator_[0].named_transformers_["cat"]
+    for mine, their in zip(
+        encoder.categories_, theirs_encoder.categories_, strict=True
+    ):
+        assert list(map(str, mine)) == list(map(str, their))
+    assert list(got.best_estimator_[:-1].get_feature_names_out()) == list(
+        want.best_estimator_[:-1].get_feature_names_out()
+    )
+    assert list(got.feature_names_in_) == list(X.columns)
+    np.testing.assert_allclose(got.predict(X), want.predict(X), rtol=1e-9)
+
+
+ENCODERS = [
+    (
+        OneHotEncoder(handle_unknown="ignore"),
+        skp.OneHotEncoder(handle_unknown="ignore"),
+    ),
+    (
+        OneHotEncoder(handle_unknown="infrequent_if_exist", min_frequency=8),
+        skp.OneHotEncoder(handle_unknown="infrequent_if_exist", min_frequency=8),
+    ),
+    (
+        OneHotEncoder(handle_unknown="infrequent_if_exist", max_categories=4),
+        skp.OneHotEncoder(handle_unknown="infrequent_if_exist", max_categories=4),
+    ),
+    (
+        OneHotEncoder(drop="first", handle_unknown="ignore", sparse_output=False),
+        skp.OneHotEncoder(drop="first", handle_unknown="ignore", sparse_output=False),
+    ),
+    (
+        OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+        skp.OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+    ),
+    (
+        OrdinalEncoder(
+            handle_unknown="use_encoded_value",
+            unknown_value=-1,
+            encoded_missing_value=-2,
+        ),
+        skp.OrdinalEncoder(
+            handle_unknown="use_encoded_value",
+            unknown_value=-1,
+            encoded_missing_value=-2,
+        ),
+    ),
+    (
+        TargetEncoder(cv=skm.KFold(5, shuffle=True, random_state=0)),
+        skp.TargetEncoder(cv=skm.KFold(5, shuffle=True, random_state=0)),
+    ),
+]
+
+
+@pytest.mark.parametrize("index", range(len(ENCODERS)))
+def test_fold_outputs_equal_sklearns_on_the_dataframe(rng, index):
+    """The rewritten ColumnTransformer on the matrix's rows gives scikit-learn's
+    output on the DataFrame's rows, categories unseen in training included."""
+    ours_encoder, theirs_encoder = ENCODERS[index]
+    X, y = _table_frame(rng, n=400)
+    ours, theirs = _pipelines(ours_encoder, theirs_encoder)
+    plan = TablePlan.of(X, ours, None)
+    rewritten = plan.rewrite(ours, [{}])
+    assert rewritten is not None
+    matrix = plan.matrix()
+    assert matrix.dtype == np.float32
+    train, test = np.arange(0, 250), np.arange(250, 400)
+    got = rewritten[0].fit(matrix[train], y[train]).transform(matrix[test])
+    want = theirs[0].fit(X.iloc[train], y[train]).transform(X.iloc[test])
+    dense = [v.toarray() if sp.issparse(v) else np.asarray(v) for v in (got, want)]
+    assert dense[0].dtype == dense[1].dtype
+    np.testing.assert_array_equal(dense[0], dense[1])
+    fit_got = rewritten[0].fit_transform(matrix[train], y[train])
+    fit_want = theirs[0].fit_transform(X.iloc[train], y[train])
+    np.testing.assert_array_equal(
+        *[v.toarray() if sp.issparse(v) else np.asarray(v) for v in (fit_got, fit_want)]
+    )
+
+
+def test_codes_keep_sklearns_order_of_categories():
+    values = np.array(["b", None, "B", np.nan, "a", "é", "b", None], dtype=object)
+    codes, n_codes = _table._string_codes(values)
+    # scikit-learn: sorted strings, then None, then NaN
+    assert n_codes == 5
+    np.testing.assert_array_equal(codes, [2, 4, 0, np.nan, 1, 3, 2, 4])
+    assert _table._string_codes(np.array(["a", pd.NA], dtype=object)) is None
+    assert _table._string_codes(np.array(["a", 1], dtype=object)) is None
+
+
+def test_make_column_selector_is_resolved(rng, spy):
+    X, y = _table_frame(rng)
+    ours = make_pipeline(
+        ColumnTransformer(
+            [
+                (
+                    "cat",
+                    OneHotEncoder(handle_unknown="ignore"),
+                    make_column_selector(dtype_exclude=np.number),
+                ),
+                (
+                    "num",
+                    make_pipeline(SimpleImputer(), StandardScaler()),
+                    make_column_selector(dtype_include=np.number),
+                ),
+            ],
+            sparse_threshold=0,
+        ),
+        Ridge(),
+    )
+    _, theirs = _pipelines(
+        OneHotEncoder(handle_unknown="ignore"),
+        skp.OneHotEncoder(handle_unknown="ignore"),
+    )
+    got = GridSearchCV(ours, GRID, cv=3).fit(X, y)
+    want = skm.GridSearchCV(theirs, GRID, cv=3).fit(X, y)
+    assert len(spy) == 1
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"],
+        want.cv_results_["mean_test_score"],
+        rtol=1e-9,
+    )
+
+
+def _declined(X, estimator, params=({},), scoring=None):
+    plan = TablePlan.of(X, estimator, scoring)
+    return (
+        plan is None
+        or plan.rewrite(estimator, list(params)) is None
+        or plan.matrix() is None
+    )
+
+
+def test_the_dataframe_is_read_as_given_where_the_matrix_could_differ(rng, spy):
+    X, _ = _table_frame(rng)
+    onehot = OneHotEncoder(handle_unknown="ignore")
+    ours, _ = _pipelines(onehot, None)
+    assert not _declined(X, ours)
+    # a string column to a transformer that needs the strings
+    imputed, _ = _pipelines(
+        make_pipeline(SimpleImputer(strategy="most_frequent"), OneHotEncoder()), None
+    )
+    assert _declined(X, imputed)
+    # explicit categories, drop of named categories
+    assert _declined(X, _pipelines(OneHotEncoder(categories=[["w00"]] * 3), None)[0])
+    assert _declined(X, _pipelines(OneHotEncoder(drop=["w00", "w01", "w03"]), None)[0])
+    # strings passed through, or left to a remainder that keeps them
+    assert _declined(X, _pipelines("passthrough", None)[0])
+    remainder = _pipelines(onehot, None, columns=("a", "b"))[0]
+    assert not _declined(X, remainder)
+    remainder[0].set_params(remainder="passthrough")
+    assert _declined(X, remainder)
+    # a candidate that makes it so
+    assert _declined(X, ours, [{}, {"columntransformer__cat": "passthrough"}])
+    # the user's scorer, which may read the DataFrame; pandas output
+    assert _declined(X, ours, scoring=lambda est, X, y: 0.0)
+    assert _declined(X, _pipelines(onehot, None)[0].set_output(transform="pandas"))
+    # a callable selection of the user's
+    lambda_ct = _pipelines(onehot, None)[0]
+    lambda_ct[0].set_params(transformers=[("cat", onehot, lambda X: ["a", "b"])])
+    assert _declined(X, lambda_ct)
+    # pd.NA, float32 numbers that a float64 matrix would widen
+    with_na = X.copy()
+    values = with_na["b"].to_numpy(dtype=object)
+    values[pd.isna(values)] = pd.NA
+    with_na["b"] = pd.Series(values, dtype=object)
+    assert with_na["b"].isna().any()
+    assert _declined(with_na, ours)
+    widened = X.copy()
+    widened["x9"] = np.ones(len(X))  # float64: the matrix is float64
+    assert _declined(widened, ours)
+    # scikit-learn's classes in the Pipeline (host data for them anyway)
+    assert _declined(
+        X,
+        make_pipeline(
+            skc.ColumnTransformer([("cat", skp.OneHotEncoder(), ["a"])]), Ridge()
+        ),
+    )
+
+
+def test_declined_search_still_matches_sklearn(rng, spy):
+    """A search with a scorer of the user's reads the DataFrame as given
+    (it may read its columns by name), with the same scores."""
+    X, y = _table_frame(rng)
+    ours, theirs = _pipelines(
+        OneHotEncoder(handle_unknown="ignore"),
+        skp.OneHotEncoder(handle_unknown="ignore"),
+    )
+
+    def scoring(estimator, X_test, y_test):
+        assert list(X_test.columns) == list(X.columns)
+        return estimator.score(X_test, y_test)
+
+    got = GridSearchCV(ours, GRID, cv=3, scoring=scoring).fit(X, y)
+    want = skm.GridSearchCV(theirs, GRID, cv=3, scoring=scoring).fit(X, y)
+    assert spy == []
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"],
+        want.cv_results_["mean_test_score"],
+        rtol=1e-9,
+    )
