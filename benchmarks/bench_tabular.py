@@ -27,10 +27,12 @@ compare the two). A class gpuml does not have is a skipped row naming it.
 
 Workloads:
 
-- ``table``: the DataFrame as described. gpuml's OneHotEncoder finds the
-  categories of string columns on the host (its ``fit`` is scikit-learn's
-  code) and encodes them with scikit-learn's host code too: only numeric
-  data are encoded on the device.
+- ``table``: the DataFrame as described. gpuml's search reads it as one
+  numeric matrix, made on the clock (string columns as positions among
+  their sorted values: ``gpuml/model_selection/_table.py``), so that the
+  folds' encoding runs on the device; its refit reads the DataFrame as
+  given (the string categories found by scikit-learn's host code, the
+  encoding of numbers on the device).
 - ``table-codes``: the same search on the same table after its string
   columns are mapped once, before the search and outside the clock, to
   pandas' category codes as float32 (``pd.Categorical(column).codes``,

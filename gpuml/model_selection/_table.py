@@ -1,5 +1,8 @@
 """A pandas table searched as one numeric matrix (issue 39, item 2).
 
+(A DataFrame of numbers only is read the same way: its columns, picked by
+name, become positions, and the folds run on the device.)
+
 A search over ``Pipeline(ColumnTransformer(...), ...)`` fed a pandas
 DataFrame would otherwise run scikit-learn's column selection on the host at
 every fold, and every encoder would meet the table's strings there. When the
@@ -133,9 +136,11 @@ class TablePlan:
     @classmethod
     def of(cls, X, estimator, scoring):
         """The plan for ``X`` searched with ``estimator``, or None: ``X`` is
-        not a pandas DataFrame with string columns, the estimator is not a
-        Pipeline led by gpuml's ColumnTransformer, or a scorer is the user's
-        callable."""
+        not a pandas DataFrame (of string and numeric columns, with string
+        names), the estimator is not a Pipeline led by gpuml's
+        ColumnTransformer, or a scorer is the user's callable. A DataFrame
+        without string columns has a plan too: its columns picked by name
+        become positions."""
         if not _is_dataframe(X) or _output_configured(estimator):
             return None
         scorers = scoring.values() if isinstance(scoring, dict) else [scoring]
@@ -152,8 +157,6 @@ class TablePlan:
                 strings.append(position)
             else:  # nullable extension dtypes, datetimes...
                 return None
-        if not strings:
-            return None
         dtype = np.float32 if numeric_dtypes <= {np.dtype(np.float32)} else np.float64
         return cls(X, frozenset(strings), dtype)
 

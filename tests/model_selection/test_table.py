@@ -325,3 +325,22 @@ def test_declined_search_still_matches_sklearn(rng, spy):
         want.cv_results_["mean_test_score"],
         rtol=1e-9,
     )
+
+
+def test_numeric_dataframe_picked_by_name(rng, spy):
+    """Numbers only: the columns picked by name become positions."""
+    X, y = _table_frame(rng)
+    X = X[["x0", "x1", "x2"]].assign(code=rng.integers(0, 4, len(X)).astype(np.float32))
+    ours, theirs = _pipelines(
+        OneHotEncoder(handle_unknown="ignore"),
+        skp.OneHotEncoder(handle_unknown="ignore"),
+        columns=("code",),
+    )
+    got = GridSearchCV(ours, GRID, cv=3).fit(X, y)
+    want = skm.GridSearchCV(theirs, GRID, cv=3).fit(X, y)
+    assert len(spy) == 1 and spy[0].string_positions == frozenset()
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"],
+        want.cv_results_["mean_test_score"],
+        rtol=1e-9,
+    )
