@@ -463,10 +463,10 @@ class _DeviceSearchMixin:
                 nonlocal table_data
                 run_estimator, run_data = base_estimator, data
                 rewritten = table and table.rewrite(base_estimator, candidate_params)
-                if rewritten is not None and table.matrix() is not None:
+                if rewritten is not None and table.matrix(data.xp) is not None:
                     if table_data is None:
                         table_data = SearchData(
-                            table.matrix(),
+                            table.matrix(data.xp),
                             y,
                             routed.estimator.fit,
                             data.xp,

@@ -43,6 +43,7 @@ from sklearn.base import clone
 from sklearn.compose import make_column_selector
 from sklearn.compose._column_transformer import _get_column_indices
 
+from gpuml._array import to_namespace
 from gpuml.base import _selects_by_position, accepts_device_input
 
 # Categories a float32 position holds exactly.
@@ -94,31 +95,30 @@ def _output_configured(estimator) -> bool:
     return False
 
 
-def _string_codes(values: np.ndarray):
-    """A string column's positions among its sorted distinct strings (float
-    with NaN for NaN, ``None`` after the strings), and the number of
-    positions; None when the column holds anything but ``str``, ``None`` and
-    float NaN."""
+def _string_codes(values: np.ndarray, out: np.ndarray):
+    """A string column's positions among its sorted distinct strings, written
+    into ``out`` (NaN for NaN, ``None`` after the strings); the number of
+    positions, or None when the column holds anything but ``str``, ``None``
+    and float NaN."""
     import pandas as pd
 
     if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
         return None
     codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
-    codes = codes.astype(np.float64)
-    missing = codes < 0
+    out[...] = codes
     n_codes = len(uniques)
-    if missing.any():
+    missing = np.flatnonzero(codes < 0)
+    if missing.size:
         absent = values[missing]
-        is_none = np.fromiter((v is None for v in absent), bool, len(absent))
-        is_nan = np.fromiter(
-            (isinstance(v, float) and v != v for v in absent), bool, len(absent)
-        )
-        if not (is_none | is_nan).all():  # pd.NA, NaT...: scikit-learn's own way
-            return None
-        fill = np.where(is_none, float(n_codes), np.nan)
-        codes[missing] = fill
+        # scikit-learn's missing values: None and float NaN (anything else,
+        # pd.NA or NaT, is left to scikit-learn's own way)
+        for value in pd.unique(absent):
+            if not (value is None or (isinstance(value, float) and value != value)):
+                return None
+        is_none = ~absent.astype(bool)  # (NaN is true, None false)
+        out[missing] = np.where(is_none, n_codes, np.nan)
         n_codes += bool(is_none.any())
-    return codes, n_codes
+    return n_codes
 
 
 class TablePlan:
@@ -130,7 +130,7 @@ class TablePlan:
         self.string_positions = string_positions
         self.dtype = dtype
         self._X = X
-        self._matrix = None
+        self._matrices: dict = {}
         self._failed = False
 
     @classmethod
@@ -160,24 +160,35 @@ class TablePlan:
         dtype = np.float32 if numeric_dtypes <= {np.dtype(np.float32)} else np.float64
         return cls(X, frozenset(strings), dtype)
 
-    def matrix(self):
-        """The table as one matrix (made once), or None where a column cannot
-        be read as numbers exactly."""
-        if self._matrix is None and not self._failed:
-            self._matrix = self._make_matrix()
-            self._failed = self._matrix is None
-        return self._matrix
+    def matrix(self, xp=np):
+        """The table as one C-ordered matrix held by ``xp`` (made once per
+        namespace), or None where a column cannot be read as numbers
+        exactly."""
+        if self._failed:
+            return None
+        if xp not in self._matrices:
+            columns = self._columns()
+            if columns is None:
+                self._failed = True
+                return None
+            if xp is np:
+                self._matrices[xp] = np.ascontiguousarray(columns.T)
+            else:  # one copy of the column rows, transposed on the device
+                self._matrices[xp] = xp.ascontiguousarray(to_namespace(columns, xp).T)
+        return self._matrices[xp]
 
-    def _make_matrix(self):
+    def _columns(self):
+        """The matrix's columns as the rows of a ``(n_features, n_samples)``
+        host array (writing the columns of a C-ordered matrix would pass
+        over all of it once per column), or None."""
         X = self._X
-        matrix = np.empty(X.shape, dtype=self.dtype)
+        columns = np.empty((X.shape[1], X.shape[0]), dtype=self.dtype)
         exact = _FLOAT32_EXACT if self.dtype is np.float32 else 2**53
         for position, (_, column) in enumerate(X.items()):
             if position in self.string_positions:
-                found = _string_codes(column.to_numpy(dtype=object))
-                if found is None or found[1] >= exact:
+                found = _string_codes(column.to_numpy(dtype=object), columns[position])
+                if found is None or found >= exact:
                     return None
-                matrix[:, position] = found[0]
                 continue
             values = column.to_numpy()
             if (
@@ -186,8 +197,8 @@ class TablePlan:
                 and (np.abs(values.min()) >= exact or np.abs(values.max()) >= exact)
             ):
                 return None  # integers a float would round
-            matrix[:, position] = values
-        return matrix
+            columns[position] = values
+        return columns
 
     def rewrite(self, estimator, candidate_params):
         """``estimator`` with its ColumnTransformer's columns as positions,

@@ -98,13 +98,13 @@ def _pipelines(cat_ours, cat_theirs, columns=("a", "b", "c")):
 def spy(monkeypatch):
     """Counts the matrices made (the plan used)."""
     made = []
-    original = TablePlan._make_matrix
+    original = TablePlan._columns
 
     def counted(self):
         made.append(self)
         return original(self)
 
-    monkeypatch.setattr(TablePlan, "_make_matrix", counted)
+    monkeypatch.setattr(TablePlan, "_columns", counted)
     return made
 
 
@@ -206,12 +206,15 @@ def test_fold_outputs_equal_sklearns_on_the_dataframe(rng, index):
 
 def test_codes_keep_sklearns_order_of_categories():
     values = np.array(["b", None, "B", np.nan, "a", "é", "b", None], dtype=object)
-    codes, n_codes = _table._string_codes(values)
+    codes = np.empty(len(values))
+    n_codes = _table._string_codes(values, codes)
     # scikit-learn: sorted strings, then None, then NaN
     assert n_codes == 5
     np.testing.assert_array_equal(codes, [2, 4, 0, np.nan, 1, 3, 2, 4])
-    assert _table._string_codes(np.array(["a", pd.NA], dtype=object)) is None
-    assert _table._string_codes(np.array(["a", 1], dtype=object)) is None
+    out = np.empty(2)
+    assert _table._string_codes(np.array(["a", pd.NA], dtype=object), out) is None
+    assert _table._string_codes(np.array(["a", 1], dtype=object), out) is None
+    assert _table._string_codes(np.array(["a", pd.NaT], dtype=object), out) is None
 
 
 def test_make_column_selector_is_resolved(rng, spy):
