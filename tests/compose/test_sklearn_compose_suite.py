@@ -12,15 +12,7 @@ polars; scikit-learn's own classes pass the same 235).
 
 from __future__ import annotations
 
-import ast
-from collections import Counter
-from pathlib import Path
-
-import pytest
-import sklearn
-
-from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
+from tests.sklearn_suite import SKLEARN, Category, assert_fails_only_as_known, sklearn19
 
 SUITE = SKLEARN / "compose" / "tests" / "test_column_transformer.py"
 
@@ -29,28 +21,14 @@ KNOWN: list[Category] = []
 PASSED = 235
 
 
-@pytest.mark.skipif(
-    not sklearn.__version__.startswith("1.9.") or not SUITE.exists(),
+@sklearn19(
+    [SUITE],
     reason="the expected results are scikit-learn 1.9's test_column_transformer.py",
 )
-def test_sklearn_compose_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", suite_device())
-    outcome = run_sklearn_tests("tests.sklearn_compose_plugin", [SUITE], tmp_path)
-    failures = _failures(tmp_path / "report.xml")
-    unknown = []
-    counts = Counter()
-    for (_, name), text in sorted(failures.items()):
-        found = [c for c in KNOWN if c.matches(name, text)]
-        if found:
-            counts[found[0].reason] += 1
-        else:
-            unknown.append(name)
-    passed = sum(result == "passed" for result in outcome.values())
-    measured = f"passed {passed}, failures by category {dict(counts)}"
-    assert unknown == [], f"{measured}; not in a category: {unknown}"
-    for category in KNOWN:
-        assert counts[category.reason] <= category.most, measured
-    assert passed >= PASSED, measured
+def test_sklearn_compose_suite_fails_only_as_known(tmp_path):
+    assert_fails_only_as_known(
+        "tests.sklearn_compose_plugin", [SUITE], tmp_path, KNOWN, PASSED
+    )
 
 
 def test_plugin_swaps_the_column_transformer():
@@ -59,10 +37,8 @@ def test_plugin_swaps_the_column_transformer():
     them in this process)."""
     import sklearn.compose as skc
 
-    plugin = Path(__file__).parents[1] / "sklearn_compose_plugin.py"
-    swapped = None
-    for node in ast.parse(plugin.read_text()).body:
-        if isinstance(node, ast.Assign) and node.targets[0].id == "SWAPPED":
-            swapped = ast.literal_eval(node.value)
+    from tests.sklearn_suite import plugin_swapped
+
+    swapped = plugin_swapped("tests.sklearn_compose_plugin")
     assert sorted(swapped) == ["ColumnTransformer", "make_column_transformer"]
     assert all(hasattr(skc, name) for name in swapped)

@@ -13,13 +13,7 @@ namespace, for both). About 30 s on two cores.
 
 from __future__ import annotations
 
-from collections import Counter
-
-import pytest
-import sklearn
-
-from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
+from tests.sklearn_suite import SKLEARN, Category, assert_fails_only_as_known, sklearn19
 
 TESTS = SKLEARN / "decomposition" / "tests"
 SUITES = [TESTS / "test_pca.py", TESTS / "test_truncated_svd.py"]
@@ -28,28 +22,11 @@ KNOWN: list[Category] = []
 PASSED = 432
 
 
-@pytest.mark.skipif(
-    not sklearn.__version__.startswith("1.9.") or not all(s.exists() for s in SUITES),
-    reason="the expected results are scikit-learn 1.9's test files",
-)
-def test_sklearn_decomposition_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", suite_device())
-    outcome = run_sklearn_tests("tests.sklearn_decomposition_plugin", SUITES, tmp_path)
-    failures = _failures(tmp_path / "report.xml")
-    unknown = []
-    counts = Counter()
-    for (_, name), text in sorted(failures.items()):
-        found = [c for c in KNOWN if c.matches(name, text)]
-        if found:
-            counts[found[0].reason] += 1
-        else:
-            unknown.append(name)
-    passed = sum(result == "passed" for result in outcome.values())
-    measured = f"passed {passed}, failures by category {dict(counts)}"
-    assert unknown == [], f"{measured}; not in a category: {unknown}"
-    for category in KNOWN:
-        assert counts[category.reason] <= category.most, measured
-    assert passed >= PASSED, measured
+@sklearn19(SUITES, reason="the expected results are scikit-learn 1.9's test files")
+def test_sklearn_decomposition_suite_fails_only_as_known(tmp_path):
+    assert_fails_only_as_known(
+        "tests.sklearn_decomposition_plugin", SUITES, tmp_path, KNOWN, PASSED
+    )
 
 
 def test_the_plugin_swaps_gpumls_classes_in():

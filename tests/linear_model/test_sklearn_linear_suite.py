@@ -29,22 +29,17 @@ minutes more).
 from __future__ import annotations
 
 import pickle
-import re
 import warnings
-import xml.etree.ElementTree as ET
-from collections import Counter
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
-import sklearn
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from gpuml._array import HOST, is_sparse
 from gpuml.linear_model import LogisticRegression
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
+from tests.sklearn_suite import SKLEARN, Category, assert_fails_only_as_known, sklearn19
 
 TESTS = SKLEARN / "linear_model" / "tests"
 SUITES = {
@@ -55,25 +50,6 @@ SUITES = {
     "test_base": TESTS / "test_base.py",
 }
 DESELECTED = "not test_lbfgs_solver_consistency"
-
-
-@dataclass(frozen=True)
-class Category:
-    """Failures known and why: those whose traceback holds an exception
-    line that ``error`` matches (from its qualified type on) and whose test
-    name matches ``name``."""
-
-    reason: str
-    most: int  # measured; a category may shrink, not grow
-    error: str | None = None
-    name: str | None = None
-
-    def matches(self, name: str, text: str) -> bool:
-        # a line of Python's traceback (pytest's "E" lines in its own format)
-        line = rf"^(?:E\s+)?[\w.]*{self.error}"
-        if self.error is not None and not re.search(line, text, re.MULTILINE):
-            return False
-        return self.name is None or re.fullmatch(self.name, name) is not None
 
 
 # Refused by parameter validation: scikit-learn's solvers that gpuml's class
@@ -173,56 +149,21 @@ PASSED = {
 }
 
 
-def _failures(report) -> dict:
-    """``{(file, test name): failure text}`` of pytest's JUnit report."""
-    failures = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
-        failure = case.find("failure")
-        if failure is None:
-            failure = case.find("error")
-        if failure is not None:
-            suite = case.get("classname").rsplit(".", 1)[-1]
-            text = f"{failure.get('message', '')}\n{failure.text or ''}"
-            failures[suite, case.get("name")] = text
-    return failures
-
-
-@pytest.mark.skipif(
-    not sklearn.__version__.startswith("1.9.")
-    or not all(path.exists() for path in SUITES.values()),
-    reason="the expected results are scikit-learn 1.9's linear-model tests",
+@sklearn19(
+    SUITES, reason="the expected results are scikit-learn 1.9's linear-model tests"
 )
-def test_sklearn_linear_suites_fail_only_as_known(tmp_path, monkeypatch):
+def test_sklearn_linear_suites_fail_only_as_known(tmp_path):
     # On the CPU backend, where the categories were measured, also on a GPU
     # machine: the GPU run's further failures (28 on an H100, 2026-11-26)
     # are listed with their causes in docs/differences.rst, to be fixed.
-    monkeypatch.setenv("GPUML_DEVICE", suite_device())
-    outcome = run_sklearn_tests(
+    assert_fails_only_as_known(
         "tests.sklearn_linear_plugin",
-        list(SUITES.values()),
+        SUITES,
         tmp_path,
+        KNOWN,
+        PASSED,
         select=DESELECTED,
     )
-    failures = _failures(tmp_path / "report.xml")
-    unknown = []
-    counts = Counter()
-    for (suite, name), text in sorted(failures.items()):
-        found = [c for c in KNOWN[suite] if c.matches(name, text)]
-        if found:
-            counts[suite, found[0].reason] += 1
-        else:
-            unknown.append(f"{suite}::{name}")
-    passed = Counter(
-        classname.rsplit(".", 1)[-1]
-        for (classname, _), result in outcome.items()
-        if result == "passed"
-    )
-    measured = f"passed {dict(passed)}, failures by category {dict(counts)}"
-    assert unknown == [], f"{measured}; not in a category: {unknown}"
-    for suite, categories in KNOWN.items():
-        for category in categories:
-            assert counts[suite, category.reason] <= category.most, measured
-        assert passed[suite] >= PASSED[suite], measured
 
 
 # ----------------------------------------------------------------------------

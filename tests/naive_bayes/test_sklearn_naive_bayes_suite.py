@@ -13,13 +13,7 @@ CuPy under ``array_api_dispatch``, dpnp or ``array_api_strict``).
 
 from __future__ import annotations
 
-from collections import Counter
-
-import pytest
-import sklearn
-
-from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
+from tests.sklearn_suite import SKLEARN, Category, assert_fails_only_as_known, sklearn19
 
 SUITE = SKLEARN / "tests" / "test_naive_bayes.py"
 
@@ -29,26 +23,11 @@ KNOWN: list[Category] = []
 PASSED = 87
 
 
-@pytest.mark.skipif(
-    not sklearn.__version__.startswith("1.9.") or not SUITE.exists(),
-    reason="the expected results are scikit-learn 1.9's test_naive_bayes.py",
+@sklearn19(
+    [SUITE], reason="the expected results are scikit-learn 1.9's test_naive_bayes.py"
 )
 def test_sklearn_naive_bayes_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", suite_device())
     monkeypatch.setenv("SKLEARN_RUN_FLOAT32_TESTS", "1")
-    outcome = run_sklearn_tests("tests.sklearn_naive_bayes_plugin", [SUITE], tmp_path)
-    failures = _failures(tmp_path / "report.xml")
-    unknown = []
-    counts = Counter()
-    for (_, name), text in sorted(failures.items()):
-        found = [c for c in KNOWN if c.matches(name, text)]
-        if found:
-            counts[found[0].reason] += 1
-        else:
-            unknown.append(name)
-    passed = sum(result == "passed" for result in outcome.values())
-    measured = f"passed {passed}, failures by category {dict(counts)}"
-    assert unknown == [], f"{measured}; not in a category: {unknown}"
-    for category in KNOWN:
-        assert counts[category.reason] <= category.most, measured
-    assert passed >= PASSED, measured
+    assert_fails_only_as_known(
+        "tests.sklearn_naive_bayes_plugin", [SUITE], tmp_path, KNOWN, PASSED
+    )

@@ -21,13 +21,7 @@ fail more tests than measured, and the selection must pass at least
 
 from __future__ import annotations
 
-from collections import Counter
-
-import pytest
-import sklearn
-
-from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
+from tests.sklearn_suite import SKLEARN, Category, assert_fails_only_as_known, sklearn19
 
 SUITE = SKLEARN / "neighbors" / "tests" / "test_neighbors.py"
 SELECTED = (
@@ -65,31 +59,16 @@ KNOWN: list[Category] = []
 PASSED = 301
 
 
-@pytest.mark.skipif(
-    not sklearn.__version__.startswith("1.9.") or not SUITE.exists(),
-    reason="the expected results are scikit-learn 1.9's test_neighbors.py",
+@sklearn19(
+    [SUITE], reason="the expected results are scikit-learn 1.9's test_neighbors.py"
 )
 def test_sklearn_neighbors_suite_fails_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", suite_device())
     monkeypatch.delenv("GPUML_SWAP", raising=False)
-    outcome = run_sklearn_tests(
+    assert_fails_only_as_known(
         "tests.sklearn_neighbors_plugin",
         [SUITE],
         tmp_path,
+        KNOWN,
+        PASSED,
         select=" or ".join(SELECTED),
     )
-    failures = _failures(tmp_path / "report.xml")
-    unknown = []
-    counts = Counter()
-    for (_, name), text in sorted(failures.items()):
-        found = [c for c in KNOWN if c.matches(name, text)]
-        if found:
-            counts[found[0].reason] += 1
-        else:
-            unknown.append(name)
-    passed = sum(result == "passed" for result in outcome.values())
-    measured = f"passed {passed}, failures by category {dict(counts)}"
-    assert unknown == [], f"{measured}; not in a category: {unknown}"
-    for category in KNOWN:
-        assert counts[category.reason] <= category.most, measured
-    assert passed >= PASSED, measured

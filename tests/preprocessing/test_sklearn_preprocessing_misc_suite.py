@@ -14,15 +14,7 @@ numbers in :data:`SKLEARN_PASSED`).
 
 from __future__ import annotations
 
-import ast
-from collections import Counter
-from pathlib import Path
-
-import pytest
-import sklearn
-
-from tests.linear_model.test_sklearn_linear_suite import Category, _failures
-from tests.sklearn_suite import SKLEARN, run_sklearn_tests, suite_device
+from tests.sklearn_suite import SKLEARN, Category, assert_fails_only_as_known, sklearn19
 
 TESTS = SKLEARN / "preprocessing" / "tests"
 SUITES = {
@@ -50,36 +42,13 @@ SKLEARN_PASSED = {
 }
 
 
-@pytest.mark.skipif(
-    not sklearn.__version__.startswith("1.9.")
-    or not all(path.exists() for path in SUITES.values()),
-    reason="the expected results are scikit-learn 1.9's preprocessing tests",
+@sklearn19(
+    SUITES, reason="the expected results are scikit-learn 1.9's preprocessing tests"
 )
-def test_sklearn_preprocessing_misc_suites_fail_only_as_known(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUML_DEVICE", suite_device())
-    outcome = run_sklearn_tests(
-        "tests.sklearn_preprocessing_misc_plugin", list(SUITES.values()), tmp_path
+def test_sklearn_preprocessing_misc_suites_fail_only_as_known(tmp_path):
+    assert_fails_only_as_known(
+        "tests.sklearn_preprocessing_misc_plugin", SUITES, tmp_path, KNOWN, PASSED
     )
-    failures = _failures(tmp_path / "report.xml")
-    unknown = []
-    counts = Counter()
-    for (suite, name), text in sorted(failures.items()):
-        found = [c for c in KNOWN[suite] if c.matches(name, text)]
-        if found:
-            counts[suite, found[0].reason] += 1
-        else:
-            unknown.append(f"{suite}::{name}")
-    passed = Counter(
-        classname.rsplit(".", 1)[-1]
-        for (classname, _), result in outcome.items()
-        if result == "passed"
-    )
-    measured = f"passed {dict(passed)}, failures by category {dict(counts)}"
-    assert unknown == [], f"{measured}; not in a category: {unknown}"
-    for suite, categories in KNOWN.items():
-        for category in categories:
-            assert counts[suite, category.reason] <= category.most, measured
-        assert passed[suite] >= PASSED[suite], measured
 
 
 def test_plugin_swaps_public_scikit_learn_classes():
@@ -89,12 +58,8 @@ def test_plugin_swaps_public_scikit_learn_classes():
     import sklearn.preprocessing as skp
 
     import gpuml.preprocessing
+    from tests.sklearn_suite import plugin_swapped
 
-    plugin = Path(__file__).parents[1] / "sklearn_preprocessing_misc_plugin.py"
-    swapped = None
-    for node in ast.parse(plugin.read_text()).body:
-        if isinstance(node, ast.Assign) and node.targets[0].id == "SWAPPED":
-            swapped = ast.literal_eval(node.value)
-    assert swapped is not None
+    swapped = plugin_swapped("tests.sklearn_preprocessing_misc_plugin")
     assert set(swapped) <= set(gpuml.preprocessing.__all__)
     assert all(isinstance(getattr(skp, name), type) for name in swapped)
