@@ -85,6 +85,30 @@ def _takes_strings(transformer) -> bool:
     return True
 
 
+def _reads_X(scoring) -> bool:
+    """Whether ``scoring`` may read the test rows themselves (a callable of
+    the user's, which may read the DataFrame's columns), rather than only an
+    estimator's predictions or ``score`` on them (names, scikit-learn's and
+    gpuml's scorer objects)."""
+    from sklearn.metrics._scorer import _BaseScorer, _MultimetricScorer
+    from sklearn.metrics._scorer import _PassthroughScorer as _SkPassthrough
+
+    from gpuml.metrics import _scorer as ours
+
+    if scoring is None or isinstance(scoring, str):
+        return False
+    if isinstance(scoring, dict):
+        return any(_reads_X(s) for s in scoring.values())
+    if isinstance(scoring, (list, tuple, set)):
+        return any(_reads_X(s) for s in scoring)
+    if isinstance(scoring, (_MultimetricScorer, ours.MultimetricScorer)):
+        return any(_reads_X(s) for s in scoring._scorers.values())
+    if isinstance(scoring, ours._HostScorer):
+        return _reads_X(scoring._scorer)
+    known = (_BaseScorer, _SkPassthrough, ours.Scorer, ours._PassthroughScorer)
+    return not isinstance(scoring, known)
+
+
 def _output_configured(estimator) -> bool:
     """Whether ``set_output`` asked a step for pandas (or other) output."""
     steps = getattr(estimator, "steps", [])
@@ -138,13 +162,13 @@ class TablePlan:
         """The plan for ``X`` searched with ``estimator``, or None: ``X`` is
         not a pandas DataFrame (of string and numeric columns, with string
         names), the estimator is not a Pipeline led by gpuml's
-        ColumnTransformer, or a scorer is the user's callable. A DataFrame
+        ColumnTransformer, or a scorer is a callable of the user's that may
+        read the rows (:func:`_reads_X`). A DataFrame
         without string columns has a plan too: its columns picked by name
         become positions."""
         if not _is_dataframe(X) or _output_configured(estimator):
             return None
-        scorers = scoring.values() if isinstance(scoring, dict) else [scoring]
-        if any(callable(s) for s in scorers) or _column_transformer(estimator) is None:
+        if _reads_X(scoring) or _column_transformer(estimator) is None:
             return None
         if not all(isinstance(c, str) for c in X.columns) or X.columns.has_duplicates:
             return None

@@ -60,6 +60,7 @@ from gpuml.model_selection._search import (
     _placeholder,
     evaluate,
 )
+from gpuml.model_selection._table import TablePlan
 
 # learning_curve's default training sizes (scikit-learn's).
 TRAIN_SIZES = np.linspace(0.1, 1.0, 5)
@@ -157,6 +158,22 @@ def _search_data(X, y, routed) -> SearchData:
     and to the scorer."""
     return SearchData(
         X, y, routed.estimator.fit, compute_namespace(), routed.scorer.score
+    )
+
+
+def _table_or_given(estimator, candidates, X, y, routed, scoring):
+    """``(estimator, data)``: a DataFrame read as one matrix by a Pipeline led
+    by gpuml's ColumnTransformer with its columns as positions, where the
+    scores cannot differ (``_table.py``), else the estimator and the data as
+    given. Only for helpers that return scores, not fitted estimators."""
+    data = _search_data(X, y, routed)
+    plan = TablePlan.of(X, estimator, scoring)
+    rewritten = plan and plan.rewrite(estimator, candidates)
+    if rewritten is None or plan.matrix(data.xp) is None:
+        return estimator, data
+    matrix = plan.matrix(data.xp)
+    return rewritten, SearchData(
+        matrix, y, routed.estimator.fit, data.xp, routed.scorer.score
     )
 
 
@@ -294,9 +311,12 @@ def cross_validate(
         n_candidates=1,
         return_estimator=return_estimator,
     )
-    data = _search_data(X, y, routed)
+    if return_estimator:  # fitted on the data as given
+        data, evaluated = _search_data(X, y, routed), estimator
+    else:
+        evaluated, data = _table_or_given(estimator, [{}], X, y, routed, scoring)
     results = _evaluate(
-        estimator, [{}], data, folds, scorer, options, n_jobs, pre_dispatch
+        evaluated, [{}], data, folds, scorer, options, n_jobs, pre_dispatch
     )
     warn_or_raise_about_fit_failures(results, error_score)
     if callable(scoring):
@@ -507,9 +527,9 @@ def validation_curve(
         n_splits=len(folds),
         n_candidates=len(candidates),
     )
-    data = _search_data(X, y, routed)
+    evaluated, data = _table_or_given(estimator, candidates, X, y, routed, scoring)
     out = _evaluate(
-        estimator, candidates, data, folds, scorer, options, n_jobs, pre_dispatch
+        evaluated, candidates, data, folds, scorer, options, n_jobs, pre_dispatch
     )
     shape = (len(candidates), len(folds))
     train = np.array([record["train_scores"] for record in out], dtype=np.float64)

@@ -283,6 +283,20 @@ def test_the_dataframe_is_read_as_given_where_the_matrix_could_differ(rng, spy):
     assert _declined(X, ours, [{}, {"columntransformer__cat": "passthrough"}])
     # the user's scorer, which may read the DataFrame; pandas output
     assert _declined(X, ours, scoring=lambda est, X, y: 0.0)
+    assert _declined(X, ours, scoring={"r2": "r2", "mine": lambda est, X, y: 0.0})
+    # scorers that see predictions only read the matrix's rows alike
+    from sklearn.metrics import make_scorer, r2_score
+
+    from gpuml.metrics import check_scoring
+
+    for scoring in (
+        "r2",
+        ["r2", "neg_mean_absolute_error"],
+        make_scorer(r2_score),
+        check_scoring(ours, "r2"),
+        check_scoring(ours, None),
+    ):
+        assert not _declined(X, ours, scoring=scoring)
     assert _declined(X, _pipelines(onehot, None)[0].set_output(transform="pandas"))
     # a callable selection of the user's
     lambda_ct = _pipelines(onehot, None)[0]
@@ -347,3 +361,36 @@ def test_numeric_dataframe_picked_by_name(rng, spy):
         want.cv_results_["mean_test_score"],
         rtol=1e-9,
     )
+
+
+def test_cross_validation_helpers_read_the_matrix(rng, spy):
+    """cross_validate, cross_val_score and validation_curve read the matrix
+    too (scikit-learn's scores); cross_validate(return_estimator=True)
+    returns estimators fitted on the DataFrame as given."""
+    from gpuml.model_selection import cross_val_score, cross_validate, validation_curve
+
+    X, y = _table_frame(rng)
+    ours, theirs = _pipelines(
+        OneHotEncoder(handle_unknown="ignore"),
+        skp.OneHotEncoder(handle_unknown="ignore"),
+    )
+    got = cross_validate(ours, X, y, cv=3, return_train_score=True)
+    want = skm.cross_validate(theirs, X, y, cv=3, return_train_score=True)
+    np.testing.assert_allclose(got["test_score"], want["test_score"], rtol=1e-9)
+    np.testing.assert_allclose(got["train_score"], want["train_score"], rtol=1e-9)
+    np.testing.assert_allclose(
+        cross_val_score(ours, X, y, cv=3), want["test_score"], rtol=1e-9
+    )
+    train, test = validation_curve(
+        ours, X, y, param_name="ridge__alpha", param_range=[0.1, 10.0], cv=3
+    )
+    want_train, want_test = skm.validation_curve(
+        theirs, X, y, param_name="ridge__alpha", param_range=[0.1, 10.0], cv=3
+    )
+    np.testing.assert_allclose(test, want_test, rtol=1e-9)
+    np.testing.assert_allclose(train, want_train, rtol=1e-9)
+    assert len(spy) == 3
+    fitted = cross_validate(ours, X, y, cv=3, return_estimator=True)
+    assert len(spy) == 3
+    names = fitted["estimator"][0][:-1].get_feature_names_out()
+    assert "columntransformer__cat__a_w00" in names or "cat__a_w00" in names
