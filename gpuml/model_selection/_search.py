@@ -532,7 +532,9 @@ class _DeviceSearchMixin:
             self.best_params_ = results["params"][self.best_index_]
         if self.refit:
             refit_context = root_context.subcontext(task_name="refit-with-best-params")
-            self._refit(base_estimator, data, refit_context, metadata)
+            self._refit(
+                base_estimator, data, refit_context, metadata, table, table_data
+            )
             refit_context.call_on_fit_task_end(
                 estimator=self, X=X, y=y, metadata=metadata
             )
@@ -541,21 +543,41 @@ class _DeviceSearchMixin:
         root_context.call_on_fit_task_end(estimator=self, X=X, y=y, metadata=metadata)
         return self
 
-    def _refit(self, base_estimator, data: SearchData, context, metadata) -> None:
+    def _refit(
+        self,
+        base_estimator,
+        data: SearchData,
+        context,
+        metadata,
+        table=None,
+        table_data=None,
+    ) -> None:
         """Fit the best candidate on all the data, where the search computed.
 
         Input with feature names (a DataFrame) is refitted as given, so the
         names are kept (a cuDF DataFrame on the device, by an estimator that
-        takes device input); otherwise the device-resident copy is used (for
-        a text Pipeline, its documents as the search hashed them) and the
-        fitted arrays are moved back to the family of ``X``. ``context`` is
-        the refit's callback context: callbacks are propagated into the fit.
+        takes device input), unless the search read a pandas DataFrame as
+        one matrix (``table``, ``table_data``: ``_table.py``) and the best
+        candidate can be refitted on it: then it is, and made what fitting
+        on the DataFrame gives (the user's categories and names); otherwise
+        the device-resident copy is used (for a text Pipeline, its documents
+        as the search hashed them) and the fitted arrays are moved back to
+        the family of ``X``. ``context`` is the refit's callback context:
+        callbacks are propagated into the fit.
         """
         best = clone(base_estimator).set_params(**clone(self.best_params_, safe=False))
+        planned = None
+        if table_data is not None:
+            planned = table.refit_plan(base_estimator, self.best_params_)
         named = hasattr(data.X, "columns")
-        on_compute = accepts_device_input(best, data.X) and not named
-        as_given = named and data.family == DEVICE and accepts_device_input(best)
-        view = data.view(on_compute or as_given)
+        if planned is not None:
+            best, configured = planned
+            on_compute, as_given = True, False
+            view = table_data.view(True)
+        else:
+            on_compute = accepts_device_input(best, data.X) and not named
+            as_given = named and data.family == DEVICE and accepts_device_input(best)
+            view = data.view(on_compute or as_given)
         X_fit = data.X if as_given else view.X
         start = time.perf_counter()
         with context.propagate_callback_context(best):
@@ -573,6 +595,8 @@ class _DeviceSearchMixin:
         view.neighbours.clear()
         if reused or (on_compute and input_family(view.X) != data.family):
             move_fitted_to_family(best, data.family)
+        if planned is not None:
+            table.as_fitted_on_frame(best, configured)
         self.refit_time_ = time.perf_counter() - start
         self.best_estimator_ = best
         if hasattr(best, "feature_names_in_"):

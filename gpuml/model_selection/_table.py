@@ -32,8 +32,16 @@ numeric columns reach their transformers in the dtype scikit-learn's
 another transformer or passed through, strings mixed with other objects,
 ``pd.NA``, a column selection by an arbitrary callable, pandas output, a
 scorer of the user's own, which may read the DataFrame) keeps the search on
-the DataFrame as given. The refit is always on the DataFrame as given, so
-``best_estimator_`` has the user's categories and feature names.
+the DataFrame as given.
+
+The refit reads the matrix too (:meth:`TablePlan.refit_plan`), and the
+fitted Pipeline is then made what fitting it on the DataFrame gives
+(:meth:`TablePlan.as_fitted_on_frame`: the ColumnTransformer's column specs
+and input names, its transformers' input names, the encoders' categories as
+the user's strings, ``None`` and NaN, or in their columns' own dtypes; the
+numbers every step fitted are the same either way). Where a 'passthrough'
+is involved (scikit-learn's fit puts its own FunctionTransformer there) it
+reads the DataFrame as given.
 """
 
 from __future__ import annotations
@@ -73,16 +81,16 @@ def _takes_strings(transformer) -> bool:
 
     if type(transformer) not in (OneHotEncoder, OrdinalEncoder, TargetEncoder):
         return False
-    if not (
-        isinstance(transformer.categories, str) and transformer.categories == "auto"
-    ):
+    if not _is_one_of(transformer.categories, ("auto",)):
         return False
     if isinstance(transformer, OneHotEncoder):
         drop = transformer.drop
-        return drop is None or (
-            isinstance(drop, str) and drop in ("first", "if_binary")
-        )
+        return drop is None or _is_one_of(drop, ("first", "if_binary"))
     return True
+
+
+def _is_one_of(value, names) -> bool:
+    return isinstance(value, str) and value in names
 
 
 def _reads_X(scoring) -> bool:
@@ -119,11 +127,12 @@ def _output_configured(estimator) -> bool:
     return False
 
 
-def _string_codes(values: np.ndarray, out: np.ndarray):
+def _string_codes(values: np.ndarray, out: np.ndarray, strings=None, key=None):
     """A string column's positions among its sorted distinct strings, written
     into ``out`` (NaN for NaN, ``None`` after the strings); the number of
     positions, or None when the column holds anything but ``str``, ``None``
-    and float NaN."""
+    and float NaN. ``strings[key]`` receives the category of each position
+    (an object array: the strings, then ``None`` if any)."""
     import pandas as pd
 
     if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
@@ -141,7 +150,11 @@ def _string_codes(values: np.ndarray, out: np.ndarray):
                 return None
         is_none = ~absent.astype(bool)  # (NaN is true, None false)
         out[missing] = np.where(is_none, n_codes, np.nan)
-        n_codes += bool(is_none.any())
+        if is_none.any():
+            uniques = np.append(np.asarray(uniques, dtype=object), None)
+            n_codes += 1
+    if strings is not None:
+        strings[key] = np.asarray(uniques, dtype=object)
     return n_codes
 
 
@@ -156,6 +169,9 @@ class TablePlan:
         self._X = X
         self._matrices: dict = {}
         self._failed = False
+        # per string column: its sorted distinct strings, and whether None
+        # has the position after them (for the refit's categories)
+        self._strings: dict = {}
 
     @classmethod
     def of(cls, X, estimator, scoring):
@@ -210,7 +226,10 @@ class TablePlan:
         exact = _FLOAT32_EXACT if self.dtype is np.float32 else 2**53
         for position, (_, column) in enumerate(X.items()):
             if position in self.string_positions:
-                found = _string_codes(column.to_numpy(dtype=object), columns[position])
+                values = column.to_numpy(dtype=object)
+                found = _string_codes(
+                    values, columns[position], self._strings, position
+                )
                 if found is None or found >= exact:
                     return None
                 continue
@@ -279,13 +298,92 @@ class TablePlan:
         parts.append((transformer.remainder, set(range(n_columns)) - used))
         return all(self._part_reads_alike(part, positions) for part, positions in parts)
 
+    def refit_plan(self, estimator, params):
+        """``(to_fit, configured)``: ``estimator`` configured with ``params``
+        to be fitted on the matrix (then made as if fitted on the DataFrame
+        by :meth:`as_fitted_on_frame`), and as the user configured it; or
+        None where the refit must read the DataFrame as given (the plan does
+        not apply to these parameters, or a 'passthrough' would be gpuml's
+        FunctionTransformer where scikit-learn's fit puts its own)."""
+        rewritten = self.rewrite(estimator, [params])
+        if rewritten is None:
+            return None
+        to_fit = clone(rewritten).set_params(**clone(params, safe=False))
+        transformer = _column_transformer(to_fit)
+        parts = [part for _, part, _ in transformer.transformers]
+        if any(
+            _is_one_of(p, ("passthrough",)) for p in [*parts, transformer.remainder]
+        ):
+            return None
+        configured = clone(estimator).set_params(**clone(params, safe=False))
+        return to_fit, configured
+
+    def as_fitted_on_frame(self, fitted, configured) -> None:
+        """Make ``fitted`` (a Pipeline fitted on the matrix, its arrays on the
+        host) what fitting ``configured`` on the DataFrame gives: the
+        ColumnTransformer's column specs and ``feature_names_in_``, its
+        transformers' input names, and the encoders' categories as the
+        user's strings (``None`` and NaN) or as the columns' own dtypes. The
+        rest of the fit reads the same numbers either way."""
+        X = self._X
+        names = np.asarray(X.columns, dtype=object)
+        mine = _column_transformer(fitted)
+        theirs = _column_transformer(configured)
+        specs = {name: columns for name, _, columns in theirs.transformers}
+        resolved = {
+            name: columns(X) if callable(columns) else columns
+            for name, columns in specs.items()
+        }
+        mine.transformers = [
+            (name, part, specs[name]) for name, part, _ in mine.transformers
+        ]
+        mine._columns = [resolved[name] for name, _, _ in mine.transformers]
+        mine.feature_names_in_ = names
+        fitted_parts = []
+        for name, part, columns in mine.transformers_:
+            positions = mine._transformer_to_input_indices.get(name, columns)
+            if name in resolved:
+                columns = resolved[name]
+            if not _is_one_of(part, ("drop", "passthrough")):
+                self._as_fitted_on_columns(part, list(positions), names)
+            fitted_parts.append((name, part, columns))
+        mine.transformers_ = fitted_parts
+
+    def _as_fitted_on_columns(self, part, positions: list, names) -> None:
+        steps = getattr(part, "steps", None)
+        if isinstance(steps, list):  # a Pipeline: its first step saw the names
+            first = next(s for _, s in steps if not _is_one_of(s, ("passthrough",)))
+            self._as_fitted_on_columns(first, positions, names)
+            return
+        if hasattr(part, "n_features_in_"):
+            part.feature_names_in_ = names[positions]
+        categories = getattr(part, "categories_", None)
+        if _takes_strings(part) and categories is not None:
+            part.categories_ = [
+                self._categories(position, values)
+                for position, values in zip(positions, categories, strict=True)
+            ]
+            part._reset_device_cache()
+
+    def _categories(self, position: int, values: np.ndarray) -> np.ndarray:
+        """A column's fitted categories (positions, or numbers in the
+        matrix's dtype) as fitting on the DataFrame gives them."""
+        if position not in self.string_positions:
+            return values.astype(self._X.dtypes.iloc[position])
+        strings = self._strings[position]
+        out = np.empty(values.shape[0], dtype=object)
+        for i, code in enumerate(values):
+            out[i] = np.nan if code != code else strings[int(code)]
+        return out
+
     def _part_reads_alike(self, part, positions: set) -> bool:
-        if (isinstance(part, str) and part == "drop") or not positions:
+        if _is_one_of(part, ("drop",)) or not positions:
             return True
         if _takes_strings(part):
             return True
         if positions & self.string_positions:
             return False  # strings to a transformer that needs them as strings
-        # scikit-learn's check_array gives float32 columns in float32
-        dtypes = [self._X.dtypes.iloc[i] for i in positions]
-        return not (self.dtype is np.float64 and all(d == np.float32 for d in dtypes))
+        # numbers in the matrix's own dtype only (scikit-learn's check_array
+        # keeps float32 columns in float32; imputers keep integer columns
+        # integers)
+        return all(self._X.dtypes.iloc[i] == self.dtype for i in positions)
