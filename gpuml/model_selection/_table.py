@@ -1,8 +1,5 @@
 """A pandas table searched as one numeric matrix (issue 39, item 2).
 
-(A DataFrame of numbers only is read the same way: its columns, picked by
-name, become positions, and the folds run on the device.)
-
 A search over ``Pipeline(ColumnTransformer(...), ...)`` fed a pandas
 DataFrame would otherwise run scikit-learn's column selection on the host at
 every fold, and every encoder would meet the table's strings there. When the
@@ -20,19 +17,22 @@ once, before the folds:
 
 and the ColumnTransformer picks the same columns by position, so that it,
 its transformers and the rest of the Pipeline run on the device (gpuml's
-ColumnTransformer accepts device input when its columns are positions).
+ColumnTransformer accepts device input when its columns are positions). A
+DataFrame of numbers only is read the same way: its columns, picked by
+name, become positions.
 
 Why the scores cannot differ: a string column may only reach gpuml's
 OneHotEncoder, OrdinalEncoder or TargetEncoder with ``categories='auto'``,
 which see sorted categories, their counts (``min_frequency``,
 ``max_categories``, whose ties scikit-learn breaks by category order) and
 membership (``handle_unknown``) only, all of which the positions keep; the
-numeric columns reach their transformers in the dtype scikit-learn's
-``check_array`` would give them. Anything else (a string column sent to
-another transformer or passed through, strings mixed with other objects,
-``pd.NA``, a column selection by an arbitrary callable, pandas output, a
-scorer of the user's own, which may read the DataFrame) keeps the search on
-the DataFrame as given.
+numeric columns that reach other transformers must be in the matrix's own
+dtype (scikit-learn keeps float32 columns float32, and an imputer keeps
+integers integers). Anything else (a string column sent to another
+transformer or passed through, strings mixed with other objects, ``pd.NA``,
+a column selection by a callable other than ``make_column_selector``,
+pandas output, a scoring callable of the user's, which may read the
+DataFrame) keeps the search on the DataFrame as given.
 
 The refit reads the matrix too (:meth:`TablePlan.refit_plan`), and the
 fitted Pipeline is then made what fitting it on the DataFrame gives
