@@ -208,6 +208,8 @@ def csr_design(columns, values, keep, *, n_splines, include_bias, xp):
     data = xp.transpose(values, order).ravel()[keep]
     sparse = sp if xp is np else import_cupyx("scipy.sparse")
     shape = (n_samples, n_features * width)
+    index = xp.int32 if max(*shape, data.shape[0]) < 2**31 else xp.int64
+    rows, cols = rows.astype(index), cols.astype(index)
     matrix = sparse.coo_matrix((data, (rows, cols)), shape=shape).tocsr()
     matrix.sum_duplicates()
     return matrix
@@ -368,7 +370,7 @@ class SplineTransformer(DeviceCacheMixin, _SkSplineTransformer):
         interval, slot by slot (``degree + 1 x n_features``; found by
         SciPy), as ``xp`` float64 arrays cached per namespace."""
         cache = self.__dict__.setdefault("_gpuml_cache", {})
-        key = ("spline_tables", xp.__name__)
+        key = ("spline_tables", xp.__name__, self.extrapolation)
         hit = cache.get(key)
         if hit is not None and hit[0] is self.bsplines_:
             return hit[1]
@@ -472,21 +474,24 @@ class SplineTransformer(DeviceCacheMixin, _SkSplineTransformer):
         if self._sklearn_raises(X, x, missing, knots, xp):
             return self._host_transform(X_in, family)
         n_splines = self.bsplines_[0].c.shape[1]
-        columns, values, keep, undefined = spline_slots(
-            x,
-            missing,
-            knots,
-            tables,
-            degree=self.degree,
-            n_splines=n_splines,
-            extrapolation=self.extrapolation,
-            xp=xp,
-        )
         options = dict(n_splines=n_splines, include_bias=self.include_bias, xp=xp)
-        if self.sparse_output:
-            XBS = csr_design(columns, values, keep, **options)
-            return align_sparse_output(to_family(XBS, family))
-        design = dense_design(columns, values, undefined, **options)
+        # infinities (allowed with handle_missing='zeros') give NaN, as in
+        # SciPy's code, without NumPy's warnings
+        with np.errstate(invalid="ignore", over="ignore"):
+            columns, values, keep, undefined = spline_slots(
+                x,
+                missing,
+                knots,
+                tables,
+                degree=self.degree,
+                n_splines=n_splines,
+                extrapolation=self.extrapolation,
+                xp=xp,
+            )
+            if self.sparse_output:
+                XBS = csr_design(columns, values, keep, **options)
+                return align_sparse_output(to_family(XBS, family))
+            design = dense_design(columns, values, undefined, **options)
         dtype = X.dtype if X.dtype.name in _OUTPUT_FLOATS else np.float64
         XBS = xp.empty(design.shape, dtype=dtype, order=self.order)
         XBS[...] = design
