@@ -447,7 +447,7 @@ class SplineTransformer(DeviceCacheMixin, _SkSplineTransformer):
 
         Returns
         -------
-        XBS : {ndarray, sparse matrix} of shape (n_samples, n_features_out_)
+        XBS : {ndarray, sparse matrix} of shape (n_samples, `n_features_out_`)
             The B-spline bases of each feature, in the family of ``X``: a
             dense array of X's float dtype (float64 for other dtypes), or a
             float64 CSR matrix with ``sparse_output=True``.
