@@ -81,32 +81,40 @@ def knot_intervals(x, knots, degree: int, xp: ModuleType):
     return xp.clip(ell - 1, degree, n_t - degree - 2)
 
 
-def nonzero_basis(x, knots, ell, degree: int, xp: ModuleType):
+def nonzero_basis(x, knots, ell, degree: int, xp: ModuleType, *, empty_spans=True):
     """The ``degree + 1`` B-splines of ``knots`` that do not vanish at
     ``x``: ``out[a]`` is ``B[ell - degree + a](x)`` (shape
     ``(degree + 1,) + x.shape``, float64).
 
     SciPy's ``_deBoor_D`` (with no derivative), elementwise: each step
     divides the last level's value by a knot span and splits it between
-    two neighbours; a span of zero length gives zero (as SciPy's).
+    two neighbours; a span of zero length gives zero (as SciPy's), looked
+    for only where ``empty_spans`` (the knots of a constant feature).
     """
     n_t = knots.shape[1]
     flat = knots.ravel()
     base = ell + (xp.arange(x.shape[1], dtype=xp.int64) * n_t)[None, :]
-    h = xp.zeros((degree + 1, *x.shape), dtype=xp.float64)
-    h[0] = 1.0
+    # t[ell + d] for d in 1 - degree .. degree, gathered once each
+    near = {d: flat[base + d] for d in range(1 - degree, degree + 1)}
+    # h[a] is one array per slot: each step reads the last step's values
+    # (hh) and replaces the slots it writes, so nothing is copied
+    h = [xp.ones(x.shape, dtype=xp.float64)]
     for j in range(1, degree + 1):
-        hh = h[:j].copy()
-        h[0] = 0.0
+        hh = h
+        h = [xp.zeros(x.shape, dtype=xp.float64), *hh[1:], None]
         for m in range(1, j + 1):
-            xb = flat[base + m]
-            xa = flat[base + (m - j)]
+            xb, xa = near[m], near[m - j]
+            if not empty_spans:
+                w = hh[m - 1] / (xb - xa)
+                h[m - 1] = h[m - 1] + w * (xb - x)
+                h[m] = w * (x - xa)
+                continue
             span = xb - xa
             empty = span == 0
             w = hh[m - 1] / xp.where(empty, 1.0, span)
             h[m - 1] = xp.where(empty, h[m - 1], h[m - 1] + w * (xb - x))
             h[m] = xp.where(empty, 0.0, w * (x - xa))
-    return h
+    return xp.stack(h)
 
 
 def periodic_values(x, knots, degree: int, xp: ModuleType):
@@ -137,6 +145,7 @@ def spline_slots(x, missing, knots, tables, *, degree, n_splines, extrapolation,
     """
     slot = xp.arange(degree + 1, dtype=xp.int64)[:, None, None]
     n_t = knots.shape[1]
+    empty = tables["empty_spans"]
     if extrapolation in ("constant", "linear"):
         xmin = knots[:, degree][None, :]
         xmax = knots[:, n_t - degree - 1][None, :]
@@ -144,7 +153,8 @@ def spline_slots(x, missing, knots, tables, *, degree, n_splines, extrapolation,
         below, above = x < xmin, x > xmax
         x_eval = xp.where(inside, x, xmin)
         ell = knot_intervals(x_eval, knots, degree, xp)
-        values = xp.where(inside, nonzero_basis(x_eval, knots, ell, degree, xp), 0.0)
+        basis = nonzero_basis(x_eval, knots, ell, degree, xp, empty_spans=empty)
+        values = xp.where(inside, basis, 0.0)
         columns = ell[None] - degree + slot
         count = tables["count"]
         low, high = tables["low"][:, None, :], tables["high"][:, None, :]
@@ -161,7 +171,7 @@ def spline_slots(x, missing, knots, tables, *, degree, n_splines, extrapolation,
     periodic = extrapolation == "periodic"
     x_eval = periodic_values(x, knots, degree, xp) if periodic else x
     ell = knot_intervals(x_eval, knots, degree, xp)
-    values = nonzero_basis(x_eval, knots, ell, degree, xp)
+    values = nonzero_basis(x_eval, knots, ell, degree, xp, empty_spans=empty)
     columns = ell[None] - degree + slot
     if periodic:
         columns = columns % n_splines
@@ -178,11 +188,18 @@ def dense_design(columns, values, undefined, *, n_splines, include_bias, xp):
     column without ``include_bias``."""
     n_slots, n_samples, n_features = values.shape
     out = xp.zeros((n_samples, n_features, n_splines), dtype=xp.float64)
-    rows = xp.arange(n_samples)[:, None]
-    features = xp.arange(n_features)[None, :]
-    for a in range(n_slots):
-        # one column per value and slot: no index repeats within a slot
-        out[rows, features, columns[a]] += values[a]
+    cell = xp.arange(n_samples * n_features, dtype=xp.int64).reshape(
+        n_samples, n_features
+    )
+    index = cell * n_splines + columns  # into out.ravel(), slot by slot
+    flat = out.reshape(-1)
+    if n_splines > n_slots - 1:
+        # a value's columns are distinct (periodic ones wrap onto distinct
+        # columns too): one scatter
+        flat[index.ravel()] = values.ravel()
+    else:  # periodic with n_splines == degree: a column taken twice, summed
+        for a in range(n_slots):
+            flat[index[a]] += values[a]
     if undefined is not None:
         out[undefined] = np.nan
     if not include_bias:
@@ -376,7 +393,7 @@ class SplineTransformer(DeviceCacheMixin, _SkSplineTransformer):
             return hit[1]
         degree = self.degree
         knots = np.stack([np.asarray(s.t, dtype=np.float64) for s in self.bsplines_])
-        tables = {"knots": knots}
+        tables = {"knots": knots, "empty_spans": bool(np.any(np.diff(knots) == 0))}
         if self.extrapolation in ("constant", "linear"):
             n_splines = self.bsplines_[0].c.shape[1]
             count = degree
@@ -418,8 +435,8 @@ class SplineTransformer(DeviceCacheMixin, _SkSplineTransformer):
         n_t = knots.shape[1]
         xmin = knots[:, degree][None, :]
         xmax = knots[:, n_t - degree - 1][None, :]
-        outside = (x < xmin) | (x > xmax)
         if self.extrapolation == "error":
+            outside = (x < xmin) | (x > xmax)
             beyond = outside & ~missing
             if self.sparse_output:  # an all-NaN column is evaluated at 0
                 zero_out = (xmin > 0) | (xmax < 0)
@@ -434,7 +451,9 @@ class SplineTransformer(DeviceCacheMixin, _SkSplineTransformer):
             bad = (cast < low) | (cast > host_knots[:, n_t - degree - 1])
             if bad.any():
                 columns = to_namespace(np.flatnonzero(bad), xp)
-                return bool(xp.any((outside | missing)[:, columns]))
+                x, missing = x[:, columns], missing[:, columns]
+                low, high = xmin[:, columns], xmax[:, columns]
+                return bool(xp.any((x < low) | (x > high) | missing))
         return False
 
     def transform(self, X):
@@ -493,6 +512,9 @@ class SplineTransformer(DeviceCacheMixin, _SkSplineTransformer):
                 return align_sparse_output(to_family(XBS, family))
             design = dense_design(columns, values, undefined, **options)
         dtype = X.dtype if X.dtype.name in _OUTPUT_FLOATS else np.float64
-        XBS = xp.empty(design.shape, dtype=dtype, order=self.order)
-        XBS[...] = design
+        if dtype == np.float64 and self.order == "C":
+            XBS = design  # a fresh C-ordered float64 array
+        else:
+            XBS = xp.empty(design.shape, dtype=dtype, order=self.order)
+            XBS[...] = design
         return to_output(to_family(XBS, family), X_in, self.get_feature_names_out)

@@ -308,3 +308,28 @@ def test_pandas_names_and_pickle(rng):
     assert list(out.columns) == list(spline.get_feature_names_out())
     loaded = pickle.loads(pickle.dumps(spline))
     np.testing.assert_array_equal(loaded.transform(X).to_numpy(), out.to_numpy())
+
+
+def test_in_a_searched_pipeline(backend, rng):
+    """gpuml's search of a Pipeline led by the splines, as scikit-learn's."""
+    from sklearn.linear_model import Ridge as SkRidge
+    from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    from gpuml.linear_model import Ridge
+    from gpuml.model_selection import GridSearchCV
+
+    X = rng.uniform(-3, 3, size=(60, 2))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
+    grid = {"splinetransformer__n_knots": [4, 6], "ridge__alpha": [0.1, 1.0]}
+    ours = GridSearchCV(make_pipeline(SplineTransformer(), Ridge()), grid, cv=3)
+    ours.fit(backend.asarray(X), backend.asarray(y))
+    theirs = SkGridSearchCV(
+        make_pipeline(skp.SplineTransformer(), SkRidge()), grid, cv=3
+    ).fit(X, y)
+    assert ours.best_params_ == theirs.best_params_
+    np.testing.assert_allclose(
+        backend.to_numpy(ours.cv_results_["mean_test_score"]),
+        theirs.cv_results_["mean_test_score"],
+        rtol=1e-8,
+    )
