@@ -31,8 +31,8 @@ samples and features at once:
   dtype once, as scikit-learn assigns SciPy's float64 values) or gathered
   into a CSR matrix (float64, as scikit-learn's).
 
-Three rare cases run scikit-learn's own ``transform`` on the host, the
-result moved to the input's family: ``degree=0`` with
+scikit-learn's own ``transform`` runs on the host, the result moved to
+the input's family, in two rare configurations: ``degree=0`` with
 ``extrapolation='constant'``, and ``degree=0`` with
 ``extrapolation='periodic'`` and ``sparse_output=True`` (scikit-learn's
 code fails or fills odd columns there: its result or error is kept), and
@@ -208,8 +208,9 @@ def dense_design(columns, values, undefined, *, n_splines, include_bias, xp):
 
 
 def csr_design(columns, values, keep, *, n_splines, include_bias, xp):
-    """``(data, indices, indptr)`` (float64, sorted, duplicates summed) of
-    the CSR design matrix of the slots (:func:`spline_slots`)."""
+    """The CSR design matrix of the slots (:func:`spline_slots`): a SciPy
+    or cupyx ``csr_matrix`` of float64 values, indices sorted, duplicates
+    (periodic columns taken twice) summed."""
     n_slots, n_samples, n_features = values.shape
     width = n_splines if include_bias else n_splines - 1
     if not include_bias:
