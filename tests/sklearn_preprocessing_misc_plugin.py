@@ -5,8 +5,8 @@ transformers, run against gpuml's.
 preprocessing/tests/test_polynomial.py`` (from the repository root) runs
 scikit-learn's test file with the names in :data:`SWAPPED` replaced by
 gpuml's in the package ``sklearn.preprocessing``, before the test modules
-import it. ``SplineTransformer``, ``MultiLabelBinarizer`` and the functions
-``label_binarize`` stay scikit-learn's, and so do scikit-learn's other
+import it. ``MultiLabelBinarizer`` and the function ``label_binarize``
+stay scikit-learn's, and so do scikit-learn's other
 modules: every estimator module is imported before the swap (through
 scikit-learn's test-instance generator), so one that binds these names at
 import keeps scikit-learn's. ``tests/preprocessing/
@@ -25,6 +25,7 @@ SWAPPED = (
     "LabelBinarizer",
     "LabelEncoder",
     "PolynomialFeatures",
+    "SplineTransformer",
 )
 assert set(SWAPPED) <= set(gpuml.preprocessing.__all__), "update SWAPPED"
 

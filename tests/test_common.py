@@ -60,6 +60,7 @@ from gpuml.preprocessing import (
     OrdinalEncoder,
     PolynomialFeatures,
     RobustScaler,
+    SplineTransformer,
     StandardScaler,
     TargetEncoder,
 )
@@ -114,6 +115,12 @@ ESTIMATORS = [
     FunctionTransformer(validate=True),
     FunctionTransformer(validate=True, accept_sparse=True),
     PolynomialFeatures(degree=(2, 3), interaction_only=True, include_bias=False),
+    SplineTransformer(),
+    SplineTransformer(
+        degree=2, n_knots=4, extrapolation="periodic", include_bias=False
+    ),
+    SplineTransformer(extrapolation="linear", handle_missing="zeros"),
+    SplineTransformer(sparse_output=True, extrapolation="continue"),
     KBinsDiscretizer(),
     KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
     KBinsDiscretizer(n_bins=4, encode="onehot-dense", strategy="uniform"),

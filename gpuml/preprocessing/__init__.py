@@ -10,6 +10,7 @@ from gpuml.preprocessing._normalize import Normalizer
 from gpuml.preprocessing._polynomial import PolynomialFeatures
 from gpuml.preprocessing._robust import RobustScaler
 from gpuml.preprocessing._scalers import MaxAbsScaler, MinMaxScaler
+from gpuml.preprocessing._spline import SplineTransformer
 from gpuml.preprocessing._target_encoder import TargetEncoder
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "OrdinalEncoder",
     "PolynomialFeatures",
     "RobustScaler",
+    "SplineTransformer",
     "StandardScaler",
     "TargetEncoder",
 ]
