@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one script for the GPU machine (see docs/development.md). From the repo
 # root, with .gpu carried along:
-#   source .gpu/env.sh && bash benchmarks/device.sh [tests|tests-split|tests-gpu [N]|sklearn-gpu|tests-in PATH...] [bench NAME...]
+#   source .gpu/env.sh && bash benchmarks/device.sh [tests|tests-split|tests-gpu [N] [PATH...]|sklearn-gpu [PATH...]|tests-in PATH...] [bench NAME...]
 # tests-split needs two or four GPUs (nvidia-h100-x2, -x4): a share of the
 # suite on each.
 # Logs go to $OUT (the device tool brings them back) or /tmp/gpuml-out.
@@ -9,6 +9,7 @@ set -uo pipefail
 out=${OUT:-/tmp/gpuml-out}
 mkdir -p "$out"
 status=0
+is_mode() { [[ $1 =~ ^(tests|tests-split|tests-gpu|sklearn-gpu|tests-in|bench)$ ]]; }
 python3 -c "import gpuml; gpuml.show_versions()" 2>&1 | tee "$out/versions.log"
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -48,26 +49,34 @@ while [[ $# -gt 0 ]]; do
       for i in "${!groups[@]}"; do tail -n 25 "$out/pytest-$i.log"; done
       ;;
     tests-gpu)
-      # tests-gpu [N]: the GPU tests alone (the numpy-cpu ones run in CI),
-      # in N pytest-xdist processes sharing the visible GPUs (pytest-xdist
-      # comes in .gpu: prepare.sh pytest-xdist execnet).
+      # tests-gpu [N] [PATH...]: the GPU tests alone (the numpy-cpu ones run
+      # in CI) under PATHs (default: tests), in N pytest-xdist processes
+      # sharing the visible GPUs (pytest-xdist comes in .gpu: prepare.sh
+      # pytest-xdist execnet).
       shift
       n=8
       if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then n=$1; shift; fi
-      python3 -m pytest -v -p no:cacheprovider -p no:benchmark -m gpu -n "$n" --dist loadfile tests \
+      paths=()
+      while [[ $# -gt 0 ]] && ! is_mode "$1"; do paths+=("$1"); shift; done
+      [[ ${#paths[@]} -gt 0 ]] || paths=(tests)
+      python3 -m pytest -v -p no:cacheprovider -p no:benchmark -m gpu -n "$n" --dist loadfile "${paths[@]}" \
         >"$out/pytest-gpu.log" 2>&1
       status=$(( status | $? ))
       grep -E "^(FAILED|ERROR) |(FAILED|ERROR) tests/" "$out/pytest-gpu.log" | sort -u | head -300
       tail -n 3 "$out/pytest-gpu.log"
       ;;
     sklearn-gpu)
-      # scikit-learn's own test files on the GPU (CI runs them on the CPU,
-      # where their known failures were measured): a failure not known
-      # there fails its test; the JUnit reports come back in suites.tar.gz.
+      # sklearn-gpu [PATH...]: scikit-learn's own test files on the GPU (CI
+      # runs them on the CPU, where their known failures were measured): a
+      # failure not known there fails its test; the JUnit reports come back
+      # in suites.tar.gz. PATHs: some of the suite tests (default: all).
       shift
+      paths=()
+      while [[ $# -gt 0 ]] && ! is_mode "$1"; do paths+=("$1"); shift; done
+      [[ ${#paths[@]} -gt 0 ]] || paths=(tests/*/test_sklearn_*suite*.py)
       GPUML_SUITE_DEVICE=gpu GPUML_SUITE_WORKERS=3 GPUML_SUITE_REPORTS=/tmp/gpuml-suites \
         python3 -m pytest -q -p no:cacheprovider -p no:benchmark -n 10 --dist load \
-        tests/*/test_sklearn_*suite*.py >"$out/sklearn-gpu.log" 2>&1
+        "${paths[@]}" >"$out/sklearn-gpu.log" 2>&1
       status=$(( status | $? ))
       tar -czf "$out/suites.tar.gz" -C /tmp gpuml-suites 2>/dev/null
       grep -E "^(FAILED|ERROR) " "$out/sklearn-gpu.log" | cut -c1-400
@@ -77,14 +86,14 @@ while [[ $# -gt 0 ]]; do
       # tests-in PATH...: the tests under those paths only.
       shift
       paths=()
-      while [[ $# -gt 0 && $1 != bench && $1 != tests* ]]; do paths+=("$1"); shift; done
+      while [[ $# -gt 0 ]] && ! is_mode "$1"; do paths+=("$1"); shift; done
       python3 -m pytest -q -p no:cacheprovider "${paths[@]}" 2>&1 | tee "$out/pytest-in.log" | tail -60
       status=$(( status | PIPESTATUS[0] ))
       ;;
     bench)
       shift
       names=()
-      while [[ $# -gt 0 && $1 != tests* ]]; do names+=("$1"); shift; done
+      while [[ $# -gt 0 ]] && ! is_mode "$1"; do names+=("$1"); shift; done
       python3 -m benchmarks.run "${names[@]}" 2>&1 | tee "$out/bench.log"
       status=$(( status | PIPESTATUS[0] ))
       ;;
