@@ -122,7 +122,9 @@ ESTIMATORS = [
     KMeans(n_clusters=2, random_state=0),
     KMeans(n_clusters=3, init="random", n_init=3, random_state=0),
     MiniBatchKMeans(n_clusters=2, batch_size=10, n_init=2, random_state=0),
-    MiniBatchKMeans(n_clusters=3, init="random", max_no_improvement=None, random_state=0),
+    MiniBatchKMeans(
+        n_clusters=3, init="random", max_no_improvement=None, random_state=0
+    ),
     TfidfTransformer(),
     TfidfTransformer(norm="l1", smooth_idf=False),
     NearestNeighbors(),
