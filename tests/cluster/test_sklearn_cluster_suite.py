@@ -6,8 +6,9 @@ private helpers, ``_mini_batch_step`` among them, stay scikit-learn's).
 Every test must pass, and the file must pass at least :data:`PASSED` tests
 (measured with scikit-learn 1.9.1 on the CPU: 264 passed and 18 skipped,
 as with scikit-learn's own classes; the file parametrizes most of its tests
-over both estimators, and its MiniBatchKMeans-only tests, which compare
-with exact expected centres and with ``_mini_batch_step``'s, pass too).
+over both estimators, and its MiniBatchKMeans-only tests, of the verbose
+lines, reassignment, ``init_size``, early stopping and ``n_steps_``, pass
+too).
 """
 
 from __future__ import annotations
