@@ -356,7 +356,11 @@ class MiniBatchKMeans(DeviceCacheMixin, _SkMiniBatchKMeans):
         # RandomState.choice(n_samples, batch_size, p=w / sum) of every step:
         # its cumulative sums (float64, normalised) once, then each step's
         # uniform draws searched in them.
-        cdf = np.cumsum((w_host / sum_of_weights).astype(np.float64))
+        p = w_host / sum_of_weights
+        # NumPy's checks of p (and their errors), with a draw of no sample
+        # from a RandomState of its own.
+        np.random.RandomState(0).choice(n_samples, 0, p=p)
+        cdf = np.cumsum(p.astype(np.float64))
         cdf /= cdf[-1]
         unit = xp.ones(self._batch_size, dtype=X.dtype)
         for i in range(n_steps):

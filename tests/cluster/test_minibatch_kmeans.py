@@ -216,3 +216,12 @@ def test_init_warnings_as_scikit_learn():
         MiniBatchKMeans(3, init_size=2, random_state=0).fit(X)
     with pytest.warns(RuntimeWarning, match="performing only one init"):
         MiniBatchKMeans(3, init=X[:3], n_init=3, random_state=0).fit(X)
+
+
+def test_negative_weights_fail_as_scikit_learn():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    w = np.ones(30)
+    w[3] = -1.0
+    for Estimator in (MiniBatchKMeans, SkMiniBatchKMeans):
+        with pytest.raises(ValueError, match="probabilities are not non-negative"):
+            Estimator(3, init=X[:3], random_state=0).fit(X, sample_weight=w)
