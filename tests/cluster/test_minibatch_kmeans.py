@@ -21,22 +21,27 @@ from sklearn.cluster import MiniBatchKMeans as SkMiniBatchKMeans
 from sklearn.datasets import make_blobs
 
 from gpuml.cluster import MiniBatchKMeans
+from gpuml.cluster import _lloyd as lloyd_module
+from gpuml.cluster import _minibatch as minibatch_module
 from tests.cluster.test_kmeans import _blobs
 
 
 def _assert_same_fit(ours, theirs, backend, *, rtol=1e-10):
-    """Value for value on the CPU; on the GPU only the inertia, loosely."""
+    """Value for value on the CPU. On the GPU, the same centres to 1e-6
+    where no assignment flipped, else (another trajectory) an inertia
+    within 20%: the claim there is in distribution
+    (:func:`test_inertia_in_distribution`)."""
+    ours_centers = backend.to_numpy(ours.cluster_centers_)
+    scale = np.abs(theirs.cluster_centers_).max()
     if backend.device != "cpu":
-        np.testing.assert_allclose(ours.inertia_, theirs.inertia_, rtol=0.05)
+        same = np.allclose(ours_centers, theirs.cluster_centers_, atol=1e-6 * scale)
+        if not same:
+            np.testing.assert_allclose(ours.inertia_, theirs.inertia_, rtol=0.2)
         return
     assert ours.n_steps_ == theirs.n_steps_
     assert getattr(ours, "n_iter_", None) == getattr(theirs, "n_iter_", None)
-    scale = np.abs(theirs.cluster_centers_).max()
     np.testing.assert_allclose(
-        backend.to_numpy(ours.cluster_centers_),
-        theirs.cluster_centers_,
-        rtol=rtol,
-        atol=rtol * scale,
+        ours_centers, theirs.cluster_centers_, rtol=rtol, atol=rtol * scale
     )
     np.testing.assert_allclose(ours._counts, theirs._counts, rtol=rtol)
     np.testing.assert_allclose(ours.inertia_, theirs.inertia_, rtol=rtol)
@@ -178,9 +183,9 @@ def test_predict_transform_score(backend, rng):
         np.testing.assert_array_equal(labels, theirs.predict(T))
         np.testing.assert_allclose(distances, theirs.transform(T), rtol=1e-9)
         np.testing.assert_allclose(ours.score(Tb), theirs.score(T), rtol=1e-9)
+    Xb = backend.asarray(X)
     np.testing.assert_array_equal(
-        backend.to_numpy(ours.fit_predict(Xb := backend.asarray(X))),
-        backend.to_numpy(ours.labels_),
+        backend.to_numpy(ours.fit_predict(Xb)), backend.to_numpy(ours.labels_)
     )
     backend.assert_family(ours.fit_transform(Xb), shape=(300, 3))
 
@@ -225,3 +230,20 @@ def test_negative_weights_fail_as_scikit_learn():
     for Estimator in (MiniBatchKMeans, SkMiniBatchKMeans):
         with pytest.raises(ValueError, match="probabilities are not non-negative"):
             Estimator(3, init=X[:3], random_state=0).fit(X, sample_weight=w)
+
+
+def test_device_update_formulation_on_the_cpu(rng, monkeypatch):
+    """The GPU's centre update for dense data (dense one-hot blocks times
+    the batch, :func:`~gpuml.cluster._lloyd._dense_one_hot_sums`), run with
+    NumPy, gives scikit-learn's fit too."""
+    monkeypatch.setattr(
+        minibatch_module, "cluster_sums", lloyd_module._dense_one_hot_sums
+    )
+    X = _blobs(rng, n=400, k=5, spread=2.0)
+    seed = int(rng.integers(2**31))
+    params = dict(batch_size=40, reassignment_ratio=0.2, random_state=seed)
+    theirs = SkMiniBatchKMeans(5, **params).fit(X)
+    ours = MiniBatchKMeans(5, **params).fit(X)
+    np.testing.assert_allclose(ours.cluster_centers_, theirs.cluster_centers_)
+    np.testing.assert_array_equal(ours.labels_, theirs.labels_)
+    assert ours.n_steps_ == theirs.n_steps_
