@@ -1,15 +1,17 @@
-"""pytest plugin: scikit-learn's k-means tests, run against gpuml's KMeans.
+"""pytest plugin: scikit-learn's k-means tests, run against gpuml's KMeans
+and MiniBatchKMeans.
 
 ``python -m pytest -p tests.sklearn_cluster_plugin <sklearn>/cluster/tests/
 test_k_means.py`` (from the repository root) runs scikit-learn's
 ``test_k_means.py`` with every name of ``gpuml.cluster``'s ``__all__``
-(``KMeans``) replaced by gpuml's in the package ``sklearn.cluster``, before
-the test modules import it. ``MiniBatchKMeans``, the ``k_means`` function
-and scikit-learn's private helpers stay scikit-learn's, and so do its other
-modules: every estimator module is imported before the swap (through
-scikit-learn's test-instance generator), so one that binds ``KMeans`` at
-import keeps scikit-learn's. ``tests/cluster/test_sklearn_cluster_suite.py``
-runs the file.
+(``KMeans``, ``MiniBatchKMeans``) replaced by gpuml's in the package
+``sklearn.cluster``, before the test modules import it. The ``k_means``
+function and scikit-learn's private helpers (``_mini_batch_step`` and
+``_labels_inertia``, which some tests call directly) stay scikit-learn's,
+and so do its other modules: every estimator module is imported before the
+swap (through scikit-learn's test-instance generator), so one that binds
+``KMeans`` at import keeps scikit-learn's.
+``tests/cluster/test_sklearn_cluster_suite.py`` runs the file.
 """
 
 import sklearn.cluster

@@ -17,7 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gpuml import config_context
-from gpuml.cluster import KMeans
+from gpuml.cluster import KMeans, MiniBatchKMeans
 from gpuml.decomposition import PCA as GpumlPCA
 from gpuml.decomposition import TruncatedSVD
 from gpuml.feature_extraction.text import TfidfTransformer
@@ -128,6 +128,10 @@ ESTIMATORS = [
     TargetEncoder(target_type="continuous", smooth=2.0, cv=3),
     KMeans(n_clusters=2, random_state=0),
     KMeans(n_clusters=3, init="random", n_init=3, random_state=0),
+    MiniBatchKMeans(n_clusters=2, batch_size=10, n_init=2, random_state=0),
+    MiniBatchKMeans(
+        n_clusters=3, init="random", max_no_improvement=None, random_state=0
+    ),
     TfidfTransformer(),
     TfidfTransformer(norm="l1", smooth_idf=False),
     NearestNeighbors(),
@@ -247,9 +251,10 @@ _LIBLINEAR_FAILURES = {
 }
 
 
-# scikit-learn lists the same for its own KMeans: the initialisation draws
-# rows with probabilities from the weights, not from repeated rows, so the
-# two fits start from different centres (and k-means has local optima).
+# scikit-learn lists the same for its own KMeans and MiniBatchKMeans: the
+# initialisation (and MiniBatchKMeans's batches) draw rows with probabilities
+# from the weights, not from repeated rows, so the two fits take different
+# draws (and k-means has local optima).
 _KMEANS_FAILURES = {
     "check_sample_weight_equivalence_on_dense_data": _LIBLINEAR_WEIGHTS,
     "check_sample_weight_equivalence_on_sparse_data": _LIBLINEAR_WEIGHTS,
@@ -379,7 +384,7 @@ def expected_failed_checks(estimator):
         return _TSVD_ARPACK_FAILURES
     if isinstance(estimator, (LinearSVC, LinearSVR)):
         return _LIBLINEAR_FAILURES
-    if isinstance(estimator, KMeans):
+    if isinstance(estimator, (KMeans, MiniBatchKMeans)):
         return _KMEANS_FAILURES
     if isinstance(estimator, UMAP):
         return _UMAP_FAILURES
