@@ -74,6 +74,34 @@ from gpuml.cluster._lloyd import (
 _FLOAT_DTYPES = (np.float64, np.float32)
 
 
+def check_params_vs_input(estimator, X, xp, *, default_n_init: int) -> None:
+    """scikit-learn's ``_BaseKMeans._check_params_vs_input`` for KMeans and
+    MiniBatchKMeans: ``n_samples >= n_clusters``, ``_tol`` (computed in
+    ``xp``) and ``_n_init`` (``'auto'``: 1 for k-means++ and an array,
+    ``default_n_init`` for 'random' and a callable; 1 with a warning for an
+    array ``init``)."""
+    if X.shape[0] < estimator.n_clusters:
+        raise ValueError(
+            f"n_samples={X.shape[0]} should be >= n_clusters={estimator.n_clusters}."
+        )
+    estimator._tol = tolerance(X, estimator.tol, xp)
+    init = estimator.init
+    if estimator.n_init == "auto":
+        drawn = callable(init) or (isinstance(init, str) and init == "random")
+        estimator._n_init = default_n_init if drawn else 1
+    else:
+        estimator._n_init = estimator.n_init
+    if _is_array_like(init) and estimator._n_init != 1:
+        warnings.warn(
+            "Explicit initial center position passed: performing only one "
+            f"init in {type(estimator).__name__} instead of "
+            f"n_init={estimator._n_init}.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        estimator._n_init = 1
+
+
 def _is_array_like(value) -> bool:
     return not isinstance(value, str) and not callable(value) and value is not None
 
@@ -187,27 +215,7 @@ class KMeans(
         self.algorithm = algorithm
 
     def _check_params_vs_input(self, X, xp) -> None:
-        if X.shape[0] < self.n_clusters:
-            raise ValueError(
-                f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}."
-            )
-        self._tol = tolerance(X, self.tol, xp)
-        if self.n_init == "auto":
-            # 1 for k-means++ and an array, 10 for 'random' and a callable.
-            drawn = callable(self.init) or (
-                isinstance(self.init, str) and self.init == "random"
-            )
-            self._n_init = 10 if drawn else 1
-        else:
-            self._n_init = self.n_init
-        if _is_array_like(self.init) and self._n_init != 1:
-            warnings.warn(
-                "Explicit initial center position passed: performing only one "
-                f"init in {type(self).__name__} instead of n_init={self._n_init}.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-            self._n_init = 1
+        check_params_vs_input(self, X, xp, default_n_init=10)
         self._algorithm = self.algorithm
         if self._algorithm == "elkan" and self.n_clusters == 1:
             warnings.warn(

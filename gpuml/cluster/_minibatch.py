@@ -54,14 +54,18 @@ from gpuml._array import (
 from gpuml._sklearn_compat import fit_context
 from gpuml._validation import check_array, check_sample_weight, validate_data
 from gpuml.base import DeviceCacheMixin
-from gpuml.cluster._kmeans import _FLOAT_DTYPES, KMeans, _is_array_like
+from gpuml.cluster._kmeans import (
+    _FLOAT_DTYPES,
+    KMeans,
+    _is_array_like,
+    check_params_vs_input,
+)
 from gpuml.cluster._lloyd import (
     assign,
     cluster_sums,
     dense_rows,
     inertia,
     sq_norms,
-    tolerance,
 )
 
 
@@ -229,27 +233,7 @@ class MiniBatchKMeans(DeviceCacheMixin, _SkMiniBatchKMeans):
         """scikit-learn's checks and resolved settings (``_tol``,
         ``_n_init``, ``_batch_size``, ``_init_size``), the tolerance computed
         in ``xp``."""
-        if X.shape[0] < self.n_clusters:
-            raise ValueError(
-                f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}."
-            )
-        self._tol = tolerance(X, self.tol, xp)
-        if self.n_init == "auto":
-            # 1 for k-means++ and an array, 3 for 'random' and a callable.
-            drawn = callable(self.init) or (
-                isinstance(self.init, str) and self.init == "random"
-            )
-            self._n_init = 3 if drawn else 1
-        else:
-            self._n_init = self.n_init
-        if _is_array_like(self.init) and self._n_init != 1:
-            warnings.warn(
-                "Explicit initial center position passed: performing only one "
-                f"init in {type(self).__name__} instead of n_init={self._n_init}.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-            self._n_init = 1
+        check_params_vs_input(self, X, xp, default_n_init=3)
         self._batch_size = min(self.batch_size, X.shape[0])
         self._init_size = self.init_size
         if self._init_size is None:
