@@ -9,9 +9,14 @@ CuPy out). ``import gpuml`` imports neither CuPy nor Dask.
 A scikit-learn module or name that gpuml does not have yet raises an
 ``ImportError`` that lists what gpuml has and gives the scikit-learn import
 that works with gpuml instead (``gpuml/_missing.py``).
+
+Without changing a script: ``python -m gpuml run script.py``,
+``%load_ext gpuml`` or :func:`gpuml.install` make scikit-learn's names that
+gpuml implements resolve to gpuml's (``gpuml/_accel.py``).
 """
 
 from gpuml import _missing
+from gpuml._accel import install, uninstall
 from gpuml._backend import NoGPUError, resolve_device
 from gpuml._config import config_context, get_config, set_config
 from gpuml._show_versions import show_versions
@@ -27,8 +32,46 @@ __all__ = [
     "__version__",
     "config_context",
     "get_config",
+    "install",
+    "load_ipython_extension",
     "resolve_device",
     "set_config",
     "show_versions",
+    "uninstall",
+    "unload_ipython_extension",
     "warmup",
 ]
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext gpuml``: scikit-learn's names that gpuml implements resolve
+    to gpuml's in this session (:func:`gpuml.install`).
+
+    Examples
+    --------
+    In IPython or Jupyter, ``%load_ext gpuml`` calls it:
+
+    >>> import gpuml
+    >>> gpuml.load_ipython_extension(None)
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> StandardScaler.__module__
+    'gpuml.preprocessing._scalers'
+    >>> gpuml.unload_ipython_extension(None)
+    """
+    install(verbose=True)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """``%unload_ext gpuml``: scikit-learn's own names back
+    (:func:`gpuml.uninstall`).
+
+    Examples
+    --------
+    >>> import gpuml
+    >>> gpuml.load_ipython_extension(None)
+    >>> gpuml.unload_ipython_extension(None)
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> StandardScaler.__module__
+    'sklearn.preprocessing._data'
+    """
+    uninstall()

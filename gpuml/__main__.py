@@ -1,7 +1,9 @@
 """``python -m gpuml``: a hyperparameter search on synthetic data, timed.
 
 (``python -m gpuml warmup`` instead compiles gpuml's CUDA kernels for this
-GPU ahead of time: see :func:`gpuml.warmup`.)
+GPU ahead of time: see :func:`gpuml.warmup`; ``python -m gpuml run
+script.py`` runs an unchanged scikit-learn script with gpuml's estimators
+and searches: see :func:`gpuml.install`.)
 
 It searches the penalty of a linear model with 5-fold cross-validation
 three ways, on the same data, and prints the time, best parameter and best
@@ -250,6 +252,10 @@ def _local_cluster(on_gpu: bool):
 def main(argv: list[str] | None = None) -> int:
     """``python -m gpuml [options]``, or ``python -m gpuml warmup [--quiet]``."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["run"]:
+        from gpuml._accel import run
+
+        return run(argv[1:])
     if argv[:1] == ["warmup"]:
         from gpuml._warmup import main as warmup_main
 
