@@ -21,17 +21,23 @@ imported from the public modules afterwards is gpuml's. Names bound before
 :func:`install` (``from sklearn.linear_model import Ridge`` run earlier in
 the process) stay scikit-learn's: Python gives no way to reach them.
 
+``python -m gpuml run -v`` (or ``GPUML_LOG=info``) prints a line for each
+gpuml search as it ends (its candidates, folds, device and time: the
+``gpuml.search`` logger at INFO); a summary line on stderr ends every run.
+
 What this first step does not do yet: run scikit-learn's own class for a
 parameter value gpuml does not support (gpuml's classes accept scikit-learn's
-parameters; the few values they refuse raise their error), report each fit
-and search, ``gpuml.to_sklearn``, and the swap of names enabled after
-:func:`install` (``enable_halving_search_cv`` imported later sets
-scikit-learn's halving searches).
+parameters; the few values they refuse raise their error), report each
+estimator's fit outside searches and how many candidates were batched,
+``gpuml.to_sklearn``, and the swap of names enabled after :func:`install`
+(``enable_halving_search_cv`` imported later sets scikit-learn's halving
+searches).
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 
 # scikit-learn's public module -> gpuml's module whose ``__all__`` names it
@@ -131,8 +137,8 @@ def install(verbose: bool = False) -> list[str]:
     if verbose:
         print(
             f"gpuml: {len(swapped)} scikit-learn names now resolve to gpuml's "
-            f"(estimators of {len({m for m, _ in _ORIGINALS})} modules, the "
-            "searches and cross-validation helpers)",
+            f"(in {len({m for m, _ in _ORIGINALS})} of scikit-learn's modules: "
+            "estimators, searches and cross-validation helpers)",
             file=sys.stderr,
         )
     return swapped
@@ -158,24 +164,70 @@ def uninstall() -> None:
 def run(argv: list[str]) -> int:
     """``python -m gpuml run [-v] script.py [args...]`` or ``python -m gpuml
     run [-v] -m module [args...]``: install, then run the script or module
-    as ``__main__`` with ``sys.argv`` set as Python would set it."""
+    as ``__main__`` with ``sys.argv`` set as Python would set it. With
+    ``-v`` (or ``GPUML_LOG=info``) each gpuml search says its candidates,
+    folds, device and time as it ends; a line on stderr sums them up at the
+    end."""
+    import os
     import runpy
+    import time
 
     usage = "usage: python -m gpuml run [-v] (script.py | -m module) [args...]"
-    verbose = bool(argv[:1] == ["-v"])
+    verbose = argv[:1] == ["-v"]
     argv = argv[1:] if verbose else argv
+    verbose = verbose or os.environ.get("GPUML_LOG", "").lower() == "info"
     if not argv or (argv[0] == "-m" and len(argv) < 2):
         print(usage, file=sys.stderr)
         return 2
+    tally = _Tally(verbose)
     install(verbose=verbose)
-    if argv[0] == "-m":
-        sys.argv = [argv[1], *argv[2:]]
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-    else:
-        sys.argv = list(argv)
-        sys.path.insert(0, _script_dir(argv[0]))
-        runpy.run_path(argv[0], run_name="__main__")
+    started = time.perf_counter()
+    try:
+        if argv[0] == "-m":
+            sys.argv = [argv[1], *argv[2:]]
+            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = list(argv)
+            sys.path.insert(0, _script_dir(argv[0]))
+            runpy.run_path(argv[0], run_name="__main__")
+    finally:
+        tally.close(time.perf_counter() - started)
     return 0
+
+
+class _Tally(logging.Handler):
+    """Counts the searches' records of the ``gpuml`` logger (and prints them
+    on stderr when verbose) for the summary line of :func:`run`."""
+
+    def __init__(self, verbose: bool):
+        super().__init__(logging.INFO)
+        self.verbose = verbose
+        self.searches = self.candidates = self.fits = 0
+        self.seconds = 0.0
+        self._logger = logging.getLogger("gpuml")
+        self._level = self._logger.level
+        self._logger.setLevel(logging.INFO)
+        self._logger.addHandler(self)
+
+    def emit(self, record) -> None:
+        search = getattr(record, "gpuml_search", None)
+        if search is not None:
+            self.searches += 1
+            self.candidates += search["candidates"]
+            self.fits += search["candidates"] * search["folds"]
+        if self.verbose:
+            print(record.getMessage(), file=sys.stderr)
+
+    def close(self, seconds: float = 0.0) -> None:
+        self._logger.removeHandler(self)
+        self._logger.setLevel(self._level)
+        super().close()
+        print(
+            f"gpuml run: {len(_ORIGINALS)} scikit-learn names were gpuml's; "
+            f"{self.searches} gpuml searches ({self.candidates} candidates, "
+            f"{self.fits} fits); the script took {seconds:.2f} s",
+            file=sys.stderr,
+        )
 
 
 def _script_dir(path: str) -> str:

@@ -146,9 +146,14 @@ def test_python_m_gpuml_run_a_script_unchanged(tmp_path):
     assert ours["best"] == plain["best"]
     np.testing.assert_allclose(ours["scores"], plain["scores"], rtol=1e-9)
     assert "scikit-learn names now resolve to gpuml's" in err
+    # -v: a line per gpuml search, and the summary line of every run
+    assert "gpuml GridSearchCV: 3 candidates x 3 folds on the CPU" in err
+    assert "1 gpuml searches (3 candidates, 9 fits)" in err
     # -m module, from the script's folder
-    module, _ = _run(["-m", "gpuml", "run", "-m", "search", "x"], tmp_path)
+    module, err = _run(["-m", "gpuml", "run", "-m", "search", "x"], tmp_path)
     assert module["search"].startswith("gpuml.") and module["argv"] == ["x"]
+    assert "gpuml GridSearchCV" not in err  # not verbose
+    assert "1 gpuml searches (3 candidates, 9 fits)" in err
 
 
 def test_run_without_a_script_says_how(tmp_path):

@@ -25,6 +25,7 @@ is gpuml's. It differs from scikit-learn's in where the work happens:
 from __future__ import annotations
 
 import copy
+import logging
 import time
 import warnings
 from collections import defaultdict
@@ -64,6 +65,10 @@ from gpuml.model_selection._split import kfold_indices
 from gpuml.model_selection._table import TablePlan
 from gpuml.model_selection._tasks import evaluate_unit, has_prefix, refit_from_lead
 from gpuml.model_selection._truncation import largest, shared_prefix_key
+
+# One record per search (its candidates, folds, device, time), at INFO:
+# ``python -m gpuml run -v`` shows them and counts them (gpuml/_accel.py).
+_LOG = logging.getLogger("gpuml.search")
 
 
 def _placeholder(n_samples: int) -> np.ndarray:
@@ -381,6 +386,7 @@ class _DeviceSearchMixin:
         self : object
             Instance of fitted estimator.
         """
+        started = time.perf_counter()
         scorer, refit_metric = self._get_scorers()
         check_consistent_length(X, y)
         # scikit-learn's routing: metadata for the estimator's fit, the
@@ -541,6 +547,19 @@ class _DeviceSearchMixin:
         self.scorer_ = self._public_scorer(scorer)
         self.cv_results_ = results
         root_context.call_on_fit_task_end(estimator=self, X=X, y=y, metadata=metadata)
+        n_candidates = len(results["params"])
+        _LOG.info(
+            "gpuml %s: %d candidates x %d folds on the %s in %.3f s%s",
+            type(self).__name__,
+            n_candidates,
+            self.n_splits_,
+            "GPU" if data.xp is not np else "CPU",
+            time.perf_counter() - started,
+            " (the DataFrame read as one matrix)" if table_data is not None else "",
+            extra={
+                "gpuml_search": {"candidates": n_candidates, "folds": self.n_splits_}
+            },
+        )
         return self
 
     def _refit(
