@@ -160,6 +160,10 @@ def solve_positive(problem: _RidgeProblem, alpha, *, max_iter, tol, xp):
         keep = shifted > shifted.max(initial=0) * p * np.finfo(np.float64).eps
         root = np.sqrt(shifted[keep])
         R = root[:, None] * evecs[:, keep].T
-        c = projected[keep, j] / root
+        with np.errstate(over="ignore"):
+            c = projected[keep, j] / root
+        # a finite system whose scaled right-hand side overflows (y near the
+        # float maximum over a small curvature): the same error
+        check_finite_system(c, xp=np)
         coefs.append(_nonnegative_least_squares(R, c, p))
     return xp.asarray(np.vstack(coefs)), None
