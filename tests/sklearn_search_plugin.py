@@ -19,19 +19,10 @@ import sklearn.model_selection
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 
 import gpuml.model_selection
+from gpuml._accel import SEARCHES
 
-SWAPPED = (
-    "GridSearchCV",
-    "RandomizedSearchCV",
-    "HalvingGridSearchCV",
-    "HalvingRandomSearchCV",
-    "cross_validate",
-    "cross_val_score",
-    "cross_val_predict",
-    "validation_curve",
-    "learning_curve",
-    "permutation_test_score",
-)
+# The searches and cross-validation helpers, as gpuml.install() swaps them.
+SWAPPED = SEARCHES
 
 for _name in SWAPPED:
     setattr(sklearn.model_selection, _name, getattr(gpuml.model_selection, _name))
