@@ -225,3 +225,41 @@ def machine_lines() -> list[str]:
         versions.append(f"cupy {cupy.__version__}")
     lines.append("versions: " + ", ".join(versions))
     return lines
+
+
+def child_result(command: list[str], timeout: float | None = None) -> dict | None:
+    """The JSON object a benchmark's child process prints last, or None when
+    it ran past ``timeout`` seconds. The child has a session of its own, so
+    that a timeout stops its joblib workers too (left running, they would
+    slow the rows that follow)."""
+    import json
+    import signal
+    import subprocess
+
+    child = subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        out, _ = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        return None
+    if child.returncode != 0:
+        raise RuntimeError(f"{command[2:]} failed (exit {child.returncode})")
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def first_use_runs(command: list[str], prefix: str) -> None:
+    """A first-use measurement: ``command`` (a child that times its first
+    search and prints one line) run three times on one new kernel cache
+    (``CUPY_CACHE_DIR``): on it empty (a new machine), then twice warm (a
+    later process); each child's last line printed after its label."""
+    import subprocess
+    import tempfile
+
+    env = dict(os.environ, CUPY_CACHE_DIR=tempfile.mkdtemp(prefix=prefix))
+    for label in ("empty cache", "warm cache", "warm cache"):
+        out = subprocess.run(command, env=env, capture_output=True, text=True)
+        last = (out.stdout.strip().splitlines() or [out.stderr.strip()[-300:]])[-1]
+        print(f"{label}: {last}", flush=True)

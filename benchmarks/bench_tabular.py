@@ -73,11 +73,8 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import traceback
 
@@ -86,7 +83,9 @@ import numpy as np
 from benchmarks._timing import (
     DEFAULT_REPEAT,
     SKLEARN,
+    child_result,
     cupy_or_none,
+    first_use_runs,
     free_gpu_memory,
     no_gpu_reason,
     row,
@@ -318,21 +317,8 @@ def _sklearn_in_child(name: str, divisor: int, timeout: float, n_jobs: int):
     did not finish (the speed-up is then at least ``timeout`` over gpuml's)."""
     command = [sys.executable, "-m", "benchmarks.bench_tabular"]
     command += ["--sklearn-child", name, str(divisor), str(n_jobs)]
-    # A session of its own, so that a timeout stops its joblib workers too
-    # (left running, they would slow the next workload's gpuml rows).
-    child = subprocess.Popen(
-        command, stdout=subprocess.PIPE, text=True, start_new_session=True
-    )
-    try:
-        out, _ = child.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.communicate()
-        return None, None
-    if child.returncode != 0:
-        raise RuntimeError(f"scikit-learn's search failed (exit {child.returncode})")
-    found = json.loads(out.strip().splitlines()[-1])
-    return found["seconds"], found["summary"]
+    found = child_result(command, timeout)
+    return (None, None) if found is None else (found["seconds"], found["summary"])
 
 
 def _sklearn_child(name: str, divisor: int, n_jobs: int) -> None:
@@ -541,14 +527,9 @@ def first_use(names, divisor: int = 1, device: str = "gpu") -> None:
         print(f"skipped: no gpuml {', '.join(missing)} yet", flush=True)
         return
     for name in names or WORKLOADS:
-        cache = tempfile.mkdtemp(prefix="gpuml-tabular-cache-")
-        env = dict(os.environ, CUPY_CACHE_DIR=cache)
         command = [sys.executable, "-m", "benchmarks.bench_tabular"]
         command += ["--child", name, str(divisor), device]
-        for label in ("empty cache", "warm cache", "warm cache"):
-            out = subprocess.run(command, env=env, capture_output=True, text=True)
-            last = (out.stdout.strip().splitlines() or [out.stderr.strip()[-300:]])[-1]
-            print(f"{label}: {last}", flush=True)
+        first_use_runs(command, "gpuml-tabular-cache-")
 
 
 def main(argv) -> None:

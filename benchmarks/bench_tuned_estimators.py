@@ -39,10 +39,7 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -50,7 +47,9 @@ import numpy as np
 from benchmarks._timing import (
     DEFAULT_REPEAT,
     SKLEARN,
+    child_result,
     cupy_or_none,
+    first_use_runs,
     no_gpu_reason,
     rel_error,
     row,
@@ -229,14 +228,8 @@ def _sklearn_in_child(name: str, divisor: int, timeout: float):
     did not finish (the speed-up is then at least ``timeout`` over gpuml's)."""
     command = [sys.executable, "-m", "benchmarks.bench_tuned_estimators"]
     command += ["--sklearn-child", name, str(divisor)]
-    try:
-        out = subprocess.run(
-            command, capture_output=True, text=True, timeout=timeout, check=True
-        )
-    except subprocess.TimeoutExpired:
-        return None, None
-    found = json.loads(out.stdout.strip().splitlines()[-1])
-    return found["seconds"], found["summary"]
+    found = child_result(command, timeout)
+    return (None, None) if found is None else (found["seconds"], found["summary"])
 
 
 def _sklearn_child(name: str, divisor: int) -> None:
@@ -342,14 +335,9 @@ def _child(name: str) -> None:
 def first_use(names) -> None:
     names = names or [n for n, w in WORKLOADS.items() if _gpuml(*w[1]) is not None]
     for name in names:
-        cache = tempfile.mkdtemp(prefix="gpuml-tuned-cache-")
-        env = dict(os.environ, CUPY_CACHE_DIR=cache)
         command = [sys.executable, "-m", "benchmarks.bench_tuned_estimators"]
         command += ["--child", name]
-        for label in ("empty cache", "warm cache", "warm cache"):
-            out = subprocess.run(command, env=env, capture_output=True, text=True)
-            last = (out.stdout.strip().splitlines() or [out.stderr.strip()[-300:]])[-1]
-            print(f"{label}: {last}", flush=True)
+        first_use_runs(command, "gpuml-tuned-cache-")
 
 
 def main(argv) -> None:
