@@ -70,6 +70,22 @@ _CUPYX_DTYPES = ("bool", "float32", "float64", "complex64", "complex128")
 # --------------------------------------------------------------------------
 
 
+def category_tables(categories_, dtype, xp: ModuleType) -> list:
+    """The ``tables`` of :func:`encode_columns` for fitted ``categories_``
+    (NumPy arrays, NaN last where it is a category) and data of ``dtype``:
+    per column, the non-NaN categories in ``xp`` (in their common dtype with
+    ``dtype``) and whether NaN is a category."""
+    tables = []
+    for categories in categories_:
+        has_nan = categories.size > 0 and bool(
+            categories.dtype.kind == "f" and np.isnan(categories[-1])
+        )
+        values = categories[:-1] if has_nan else categories
+        common = np.result_type(values.dtype, dtype)
+        tables.append((to_namespace(values.astype(common), xp), has_nan))
+    return tables
+
+
 def encode_columns(X, tables, xp: ModuleType):
     """The category codes of numeric ``X`` and the mask of known values.
 
@@ -253,14 +269,7 @@ class _DeviceEncoder(DeviceCacheMixin):
         hit = cache.get(key)
         if hit is not None and hit[0] is self.categories_:
             return hit[1], hit[2]
-        tables = []
-        for categories in self.categories_:
-            has_nan = categories.size > 0 and bool(
-                categories.dtype.kind == "f" and np.isnan(categories[-1])
-            )
-            values = categories[:-1] if has_nan else categories
-            common = np.result_type(values.dtype, dtype)
-            tables.append((to_namespace(values.astype(common), xp), has_nan))
+        tables = category_tables(self.categories_, dtype, xp)
         mappings = [
             None if m is None else to_namespace(np.asarray(m, dtype=np.int64), xp)
             for m in getattr(self, "_default_to_infrequent_mappings", None)

@@ -43,7 +43,12 @@ from gpuml._backend import is_cupy_object
 from gpuml._sklearn_compat import check_feature_names, check_n_features
 from gpuml._validation import check_array
 from gpuml.base import DeviceCacheMixin
-from gpuml.preprocessing._encoders import _host_input, _in_family, encode_columns
+from gpuml.preprocessing._encoders import (
+    _host_input,
+    _in_family,
+    category_tables,
+    encode_columns,
+)
 
 
 def gather_encodings(codes, known, flat, offsets, means, n_classes: int, xp):
@@ -231,14 +236,7 @@ ndarray
         hit = cache.get(key)
         if hit is not None and hit[0] is self.encodings_:
             return hit[1]
-        tables = []
-        for categories in self.categories_:
-            has_nan = categories.size > 0 and bool(
-                categories.dtype.kind == "f" and np.isnan(categories[-1])
-            )
-            values = categories[:-1] if has_nan else categories
-            common = np.result_type(values.dtype, dtype)
-            tables.append((to_namespace(values.astype(common), xp), has_nan))
+        tables = category_tables(self.categories_, dtype, xp)
         sizes = [len(e) for e in self.encodings_]
         offsets = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
         flat = np.concatenate([np.asarray(e, np.float64) for e in self.encodings_])
