@@ -57,7 +57,7 @@ if workload == "text":
     )
     grid, cv = {"logisticregression__C": [0.1, 1, 10, 100]}, 3
 else:
-    from gpuml.__main__ import _data
+    from gpuml._demo import _data
     X, y = _data("logistic", n, 64, np.random.default_rng(0))
     estimator = LogisticRegression(tol=1e-6)
     grid, cv = {"C": np.logspace(-4, 1, 8)}, 5

@@ -28,7 +28,7 @@ def run(quick: bool, repeat: int = PAIRS) -> list[dict]:
 
     from benchmarks._timing import time_once
     from gpuml import config_context
-    from gpuml.__main__ import _data
+    from gpuml._demo import _data
     from gpuml.linear_model import LogisticRegression
     from gpuml.model_selection import GridSearchCV
 

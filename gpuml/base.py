@@ -247,6 +247,24 @@ def _reads_device_documents(estimator) -> bool:
     )
 
 
+class NotSupported(ValueError):
+    """Raised by a gpuml estimator's ``fit``, before it changes any state, for
+    a setting that scikit-learn's class of the same name supports and gpuml's
+    does not (yet): a ``ValueError`` whose message names scikit-learn's class
+    as the fix. ``reason`` says what is not supported, in a few words
+    (``"multi_class='crammer_singer'"``).
+
+    Under :func:`gpuml.install` (``python -m gpuml run``) the fit runs
+    scikit-learn's own class instead, and the estimator takes its fitted
+    attributes (``gpuml._accel``): raise it only where the estimator's other
+    methods compute from scikit-learn's fitted attributes alone.
+    """
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason
+
+
 class BatchUnsupported(Exception):
     """Raised by an estimator's ``_fit_batch`` for data it cannot fit as a batch.
 

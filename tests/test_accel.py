@@ -147,13 +147,18 @@ def test_python_m_gpuml_run_a_script_unchanged(tmp_path):
     np.testing.assert_allclose(ours["scores"], plain["scores"], rtol=1e-9)
     assert "scikit-learn names now resolve to gpuml's" in err
     # -v: a line per gpuml search, and the summary line of every run
-    assert "gpuml GridSearchCV: 3 candidates x 3 folds on the CPU" in err
-    assert "1 gpuml searches (3 candidates, 9 fits)" in err
+    assert (
+        "gpuml GridSearchCV: 3 candidates x 3 folds (3 fitted in batches) on the CPU"
+        in err
+    )
+    assert "1 gpuml searches (3 candidates, 9 fits, 3 candidates fitted" in err
+    # said once: no GPU in this run
+    assert err.count("gpuml: computing with NumPy on the CPU") == 1
     # -m module, from the script's folder
     module, err = _run(["-m", "gpuml", "run", "-m", "search", "x"], tmp_path)
     assert module["search"].startswith("gpuml.") and module["argv"] == ["x"]
     assert "gpuml GridSearchCV" not in err  # not verbose
-    assert "1 gpuml searches (3 candidates, 9 fits)" in err
+    assert "1 gpuml searches (3 candidates, 9 fits, 3 candidates fitted" in err
 
 
 def test_run_without_a_script_says_how(tmp_path):
@@ -174,3 +179,198 @@ def test_import_gpuml_installs_nothing():
         "assert m.Ridge.__module__.startswith('sklearn.'), m.Ridge\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_run_installs_only_when_the_script_imports_sklearn(tmp_path):
+    """A script that never imports scikit-learn pays nothing for the mode
+    (not even scikit-learn's import); one that does gets gpuml's names from
+    its first import on."""
+    plain = tmp_path / "plain.py"
+    plain.write_text(
+        "import json, sys\nprint(json.dumps({'sk': 'sklearn' in sys.modules}))\n"
+    )
+    found, err = _run(["-m", "gpuml", "run", str(plain)], tmp_path)
+    assert found == {"sk": False}
+    assert "0 scikit-learn names were gpuml's" in err
+    late = tmp_path / "late.py"
+    late.write_text(
+        "import json\nimport sklearn\nfrom sklearn.linear_model import Ridge\n"
+        "print(json.dumps({'ridge': Ridge.__module__}))\n"
+    )
+    found, _ = _run(["-m", "gpuml", "run", str(late)], tmp_path)
+    assert found["ridge"].startswith("gpuml.")
+
+
+def test_halving_searches_enabled_after_install_are_gpumls():
+    code = (
+        "import gpuml\ngpuml.install()\n"
+        "from sklearn.experimental import enable_halving_search_cv\n"
+        "from sklearn.model_selection import HalvingGridSearchCV as H\n"
+        "assert H.__module__.startswith('gpuml.'), H\n"
+        "gpuml.uninstall()\n"
+        "from sklearn.model_selection import HalvingGridSearchCV as H\n"
+        "assert H.__module__.startswith('sklearn.'), H\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_run_scheduler_option_sets_gpuml_client(tmp_path):
+    script = tmp_path / "env.py"
+    script.write_text(
+        "import json, os\nprint(json.dumps({'client': os.environ['GPUML_CLIENT']}))\n"
+    )
+    args = ["-m", "gpuml", "run", "--scheduler", "tcp://127.0.0.1:8786", str(script)]
+    found, _ = _run(args, tmp_path)
+    assert found == {"client": "tcp://127.0.0.1:8786"}
+    done = subprocess.run(
+        [sys.executable, "-m", "gpuml", "run", "--scheduler"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "--scheduler ADDRESS" in done.stderr
+
+
+def _crammer_singer_data(rng):
+    X = rng.normal(size=(150, 4))
+    y = np.argmax(X[:, :3] + 0.5 * rng.normal(size=(150, 3)), axis=1)
+    return X, y
+
+
+def test_a_setting_gpuml_lacks_runs_sklearns_class_under_install(accelerated, rng):
+    """LinearSVC(multi_class='crammer_singer'): scikit-learn's class fits,
+    per instance and at fit; the estimator stays gpuml's (isinstance, clone,
+    get_params), predicts as scikit-learn's fit does, and records why.
+    Without install, gpuml's error names scikit-learn's class."""
+    import sklearn.svm
+    from sklearn.base import clone
+
+    from gpuml._accel import _ORIGINALS
+
+    SkLinearSVC = _ORIGINALS["sklearn.svm", "LinearSVC"]
+    X, y = _crammer_singer_data(rng)
+    model = sklearn.svm.LinearSVC(multi_class="crammer_singer", C=0.5, random_state=0)
+    assert model.fit(X, y) is model
+    assert isinstance(model, sklearn.svm.LinearSVC)
+    assert type(model).__module__.startswith("gpuml.")
+    assert model._gpuml_fallback == "multi_class='crammer_singer'"
+    expected = SkLinearSVC(multi_class="crammer_singer", C=0.5, random_state=0)
+    expected.fit(X, y)
+    np.testing.assert_array_equal(model.coef_, expected.coef_)
+    np.testing.assert_array_equal(model.predict(X), expected.predict(X))
+    np.testing.assert_allclose(
+        model.decision_function(X), expected.decision_function(X), rtol=1e-12
+    )
+    assert clone(model).get_params() == model.get_params()
+    # the same instance refitted with a setting gpuml has: gpuml's fit again
+    model.set_params(multi_class="ovr").fit(X, y)
+    assert not hasattr(model, "_gpuml_fallback")
+    gpuml.uninstall()
+    with pytest.raises(ValueError, match=r"use sklearn\.svm\.LinearSVC\("):
+        gpuml.svm.LinearSVC(multi_class="crammer_singer").fit(X, y)
+
+
+def test_fallback_inside_a_search_matches_sklearn(accelerated, rng):
+    """The candidates of a search that gpuml's class lacks run scikit-learn's
+    class one by one, with scikit-learn's scores."""
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.svm import LinearSVC
+
+    from gpuml._accel import _ORIGINALS
+
+    X, y = _crammer_singer_data(rng)
+    grid = {"C": [0.1, 1.0], "multi_class": ["ovr", "crammer_singer"]}
+    ours = GridSearchCV(LinearSVC(random_state=0, max_iter=100_000), grid, cv=3).fit(X, y)
+    SkGridSearchCV = _ORIGINALS["sklearn.model_selection", "GridSearchCV"]
+    SkLinearSVC = _ORIGINALS["sklearn.svm", "LinearSVC"]
+    theirs = SkGridSearchCV(SkLinearSVC(random_state=0, max_iter=100_000), grid, cv=3).fit(X, y)
+    np.testing.assert_allclose(
+        ours.cv_results_["mean_test_score"],
+        theirs.cv_results_["mean_test_score"],
+        atol=1e-12,
+    )
+    assert ours.best_params_ == theirs.best_params_
+
+
+def test_negative_weights_fall_back_for_linear_svr(accelerated, rng):
+    from sklearn.svm import LinearSVR
+
+    from gpuml._accel import _ORIGINALS
+
+    X = rng.normal(size=(80, 3))
+    y = X @ rng.normal(size=3)
+    weights = rng.uniform(-0.2, 1.0, size=80)
+    model = LinearSVR(tol=1e-8, max_iter=100_000, random_state=0)
+    model.fit(X, y, sample_weight=weights)
+    assert model._gpuml_fallback == "negative sample weights"
+    expected = _ORIGINALS["sklearn.svm", "LinearSVR"](
+        tol=1e-8, max_iter=100_000, random_state=0
+    ).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(model.predict(X), expected.predict(X), rtol=1e-12)
+
+
+def test_each_fit_and_search_reports_once(accelerated, rng, caplog):
+    """A fit outside searches gives one INFO record (gpuml, shape, device); a
+    search gives its own, not one per inner fit; a cross-validation helper
+    one line; uninstall unwraps gpuml's classes."""
+    import logging
+
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+
+    X = rng.normal(size=(60, 4))
+    y = X @ rng.normal(size=4) + rng.normal(size=60)
+    with caplog.at_level(logging.INFO, logger="gpuml"):
+        Ridge().fit(X, y)
+        GridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+        cross_val_score(Ridge(), X, y, cv=3)
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 3, messages
+    assert messages[0].startswith("gpuml Ridge.fit: 60 x 4 on the ")
+    assert messages[1].startswith(
+        "gpuml GridSearchCV: 2 candidates x 3 folds (2 fitted in batches) on the "
+    )
+    assert messages[2].startswith("gpuml cross_val_score on the ")
+    wrapped = dict(_accel._WRAPPED)
+    assert (gpuml.linear_model.Ridge, "fit") in wrapped
+    gpuml.uninstall()
+    for (owner, method), function in wrapped.items():
+        assert vars(owner)[method] is function, (owner, method)
+
+
+def test_gpuml_client_sends_searches_to_a_scheduler(rng, monkeypatch):
+    """GPUML_CLIENT (what ``run --scheduler`` sets) dispatches a search with
+    no client of its own to the scheduler there; an address where none
+    answers is an error that names the variable and the fix."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    from gpuml.linear_model import Ridge
+    from gpuml.model_selection import GridSearchCV, _dask
+
+    calls = []
+    real = _dask.dispatch
+    monkeypatch.setattr(
+        _dask, "dispatch", lambda c, *a, **k: calls.append(c) or real(c, *a, **k)
+    )
+    X = rng.normal(size=(60, 4))
+    y = X @ rng.normal(size=4)
+    with distributed.LocalCluster(
+        n_workers=1, processes=False, dashboard_address=":0"
+    ) as cluster:
+        monkeypatch.setenv("GPUML_CLIENT", cluster.scheduler_address)
+        with gpuml.config_context(device="cpu"):
+            remote = GridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+            local = GridSearchCV(
+                Ridge(), {"alpha": [0.1, 1.0]}, cv=3, client=False
+            ).fit(X, y)
+    assert len(calls) == 1
+    np.testing.assert_allclose(
+        remote.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"]
+    )
+    monkeypatch.setenv("GPUML_CLIENT", "tcp://127.0.0.1:9")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(
+            OSError, match=r"GPUML_CLIENT='tcp://127\.0\.0\.1:9'.*unset"
+        ):
+            GridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)

@@ -80,6 +80,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import heapq
+import os
 import socket
 import sys
 import threading
@@ -110,8 +111,8 @@ from gpuml.model_selection._tasks import evaluate_unit
 def search_client(explicit=None):
     """The Dask client a search dispatches through, or None (in process).
 
-    A scheduler address given as ``client`` is connected to for the search
-    and closed after it.
+    A scheduler address (given as ``client``, or in ``GPUML_CLIENT``) is
+    connected to for the search and closed after it.
     """
     client = active_client(explicit)
     if not isinstance(client, str):
@@ -119,7 +120,21 @@ def search_client(explicit=None):
         return
     from distributed import Client
 
-    with Client(client, set_as_default=False) as connected:
+    try:
+        connected = Client(client, set_as_default=False)
+    except OSError as error:
+        given = explicit is not None and explicit is not False
+        source = "client=" if given else "GPUML_CLIENT="
+        fix = (
+            "pass a running scheduler's address or client=False"
+            if given
+            else "start the scheduler, or unset GPUML_CLIENT to search in "
+            "this process"
+        )
+        raise OSError(
+            f"{source}{client!r}: no Dask scheduler answered there ({error}); {fix}"
+        ) from error
+    with connected:
         yield connected
 
 
@@ -129,9 +144,12 @@ def active_client(explicit=None):
     In order: the ``client`` given to the search (``False``: none, the
     search runs in process); the client of an active
     ``joblib.parallel_config(backend="dask")``; the current
-    ``distributed`` client, as Dask's own collections use it. Inside a Dask
-    task (a worker running a search) no current client is used, so searches
-    do not nest dispatch. Dask is only imported when one of these exists.
+    ``distributed`` client, as Dask's own collections use it; the scheduler
+    address in the environment variable ``GPUML_CLIENT`` (``python -m gpuml
+    run --scheduler ADDRESS`` sets it), connected to for each search as a
+    ``client=`` address is. Inside a Dask task (a worker running a search)
+    neither a current client nor ``GPUML_CLIENT`` is used, so searches do not
+    nest dispatch. Dask is only imported when one of these exists.
     """
     if explicit is False:
         return None
@@ -143,9 +161,17 @@ def active_client(explicit=None):
     client = getattr(backend, "client", None)
     if client is not None and type(backend).__module__.startswith("joblib._dask"):
         return client
-    if "distributed" not in sys.modules:
+    address = os.environ.get("GPUML_CLIENT", "").strip() or None
+    if "distributed" not in sys.modules and address is None:
         return None  # no client can exist without distributed imported
-    import distributed
+    try:
+        import distributed
+    except ImportError as error:
+        raise ImportError(
+            f"GPUML_CLIENT={address!r} asks for a Dask scheduler, but Dask's "
+            "distributed is not installed: pip install 'gpuml[dask]', or unset "
+            "GPUML_CLIENT to search in this process"
+        ) from error
 
     try:
         distributed.get_worker()
@@ -155,7 +181,7 @@ def active_client(explicit=None):
     try:
         return distributed.Client.current()
     except ValueError:
-        return None
+        return address
 
 
 def _packed_indices(rows: np.ndarray):

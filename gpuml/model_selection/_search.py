@@ -426,11 +426,12 @@ class _DeviceSearchMixin:
             all_out: list = []
             all_more_results: dict = defaultdict(list)
             results: dict = {}
+            batched = 0  # candidates in batched groups, for the log line
 
             def evaluate_candidates(
                 candidate_params, cv=None, more_results=None, callback_ctx=None
             ):
-                nonlocal results
+                nonlocal results, batched
                 cv = cv or cv_orig
                 candidate_params = list(candidate_params)
                 n_splits = self.n_splits_
@@ -508,6 +509,12 @@ class _DeviceSearchMixin:
                 )
                 if callable(self.scoring):
                     insert_error_scores(out, self.error_score)
+                if _LOG.isEnabledFor(logging.INFO):
+                    batched += sum(
+                        len(group.members)
+                        for group in group_candidates(run_estimator, candidate_params)
+                        if group.batched
+                    )
                 all_candidate_params.extend(candidate_params)
                 all_out.extend(out)
                 for key, value in (more_results or {}).items():
@@ -549,15 +556,21 @@ class _DeviceSearchMixin:
         root_context.call_on_fit_task_end(estimator=self, X=X, y=y, metadata=metadata)
         n_candidates = len(results["params"])
         _LOG.info(
-            "gpuml %s: %d candidates x %d folds on the %s in %.3f s%s",
+            "gpuml %s: %d candidates x %d folds (%d fitted in batches) on the %s "
+            "in %.3f s%s",
             type(self).__name__,
             n_candidates,
             self.n_splits_,
+            batched,
             "GPU" if data.xp is not np else "CPU",
             time.perf_counter() - started,
             " (the DataFrame read as one matrix)" if table_data is not None else "",
             extra={
-                "gpuml_search": {"candidates": n_candidates, "folds": self.n_splits_}
+                "gpuml_search": {
+                    "candidates": n_candidates,
+                    "folds": self.n_splits_,
+                    "batched": batched,
+                }
             },
         )
         return self

@@ -75,7 +75,7 @@ from gpuml._validation import (
     check_y,
     validate_data,
 )
-from gpuml.base import DeviceCacheMixin
+from gpuml.base import DeviceCacheMixin, NotSupported
 from gpuml.linear_model._base import LinearRegressorMixin
 from gpuml.linear_model._logistic import (
     LogisticRegression,
@@ -119,10 +119,11 @@ def _check_weights(sample_weight, n: int, name: str, xp: ModuleType):
     raise (liblinear's objective is then not convex)."""
     weights = check_sample_weight(sample_weight, n, xp=xp, dtype=xp.float64)
     if bool((weights < 0).any()):
-        raise ValueError(
+        raise NotSupported(
             f"gpuml's {name} needs non-negative sample weights (liblinear's "
             "objective is not convex with negative ones); got a negative "
-            f"weight. Use sklearn.svm.{name} for negative sample weights."
+            f"weight. Use sklearn.svm.{name} for negative sample weights.",
+            reason="negative sample weights",
         )
     return weights
 
@@ -147,9 +148,10 @@ class _LiblinearMixin:
         dual = liblinear_dual(self.dual, self.loss, penalty, multi_class, X)
         liblinear_solver_type(multi_class, penalty, self.loss, dual)
         if multi_class == "crammer_singer":
-            raise ValueError(
+            raise NotSupported(
                 "gpuml's LinearSVC does not support multi_class='crammer_singer' "
-                "(yet); use sklearn.svm.LinearSVC(multi_class='crammer_singer')."
+                "(yet); use sklearn.svm.LinearSVC(multi_class='crammer_singer').",
+                reason="multi_class='crammer_singer'",
             )
         return dual
 

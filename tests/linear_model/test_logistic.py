@@ -590,7 +590,7 @@ def test_float32_on_the_cpu_takes_the_float64_steps(rng, monkeypatch, block_byte
     a time): the steps of scikit-learn's fit of the same data as float64,
     where float32 products made the values too noisy for the line search
     near the optimum (up to seven times the evaluations)."""
-    from gpuml.__main__ import _data
+    from gpuml._demo import _data
 
     monkeypatch.setattr(logistic_module, "_BLOCK_BYTES", block_bytes)
     X, y = _data("logistic", 4000, 64, np.random.default_rng(0))
