@@ -15,15 +15,18 @@ run script.py`` (or ``-m module``) installs when the script first imports
 scikit-learn (a script that does not pays nothing), then runs it; ``%load_ext
 gpuml`` in IPython or Jupyter installs in the session.
 
-Before the swap, every scikit-learn estimator module is imported, so that
-scikit-learn's own code keeps the objects it binds at import (its
-``StackingClassifier`` keeps scikit-learn's ``LogisticRegression``, its
-``TSNE`` scikit-learn's ``PCA``...); only what is imported from the public
-modules afterwards is gpuml's. Names bound before :func:`install` (``from
-sklearn.linear_model import Ridge`` run earlier in the process) stay
+scikit-learn's own code keeps the objects it was written for: the names it
+binds at import (``sklearn.ensemble`` binds ``LogisticRegression`` as its
+stacking default, ``TSNE`` binds ``PCA``) are set back to scikit-learn's in
+every scikit-learn module imported while installed, after the outermost
+import of it ends (an import hook, ``_ImportHook``, sees them; scikit-learn's
+test files are left as users' code). Names bound before :func:`install`
+(``from sklearn.linear_model import Ridge`` run earlier in the process) stay
 scikit-learn's: Python gives no way to reach them. The halving searches are
 swapped when ``sklearn.experimental.enable_halving_search_cv`` is imported,
-before or after :func:`install`.
+before or after :func:`install`. gpuml's own modules are imported before the
+first swap, and take scikit-learn's classes at run time through
+:func:`gpuml._sklearn_compat.sklearn_own`.
 
 While installed, the ``fit`` (and ``fit_transform``, ``fit_predict``) of
 gpuml's swapped classes:
@@ -52,6 +55,7 @@ import importlib.abc
 import logging
 import os
 import sys
+import threading
 import time
 
 # scikit-learn's public module -> gpuml's module whose ``__all__`` names it
@@ -88,8 +92,6 @@ SEARCHES = (
 # The methods of gpuml's swapped classes that report (and may fall back).
 FIT_METHODS = ("fit", "fit_transform", "fit_predict")
 
-_HALVING = "sklearn.experimental.enable_halving_search_cv"
-
 # (module name, attribute) -> scikit-learn's object, while installed.
 _ORIGINALS: dict = {}
 # gpuml's swapped class -> scikit-learn's class of the same name.
@@ -125,8 +127,8 @@ def swappable(sk_module, gpuml_module) -> list[str]:
 
 
 def installed() -> bool:
-    """Whether :func:`install` is in effect."""
-    return bool(_ORIGINALS)
+    """Whether :func:`install` (or ``python -m gpuml run``) is in effect."""
+    return _HOOK.attached()
 
 
 def install(verbose: bool = False) -> list[str]:
@@ -151,36 +153,24 @@ def install(verbose: bool = False) -> list[str]:
     >>> Ridge.__module__
     'sklearn.linear_model._ridge'
     """
-    if installed():
-        return sorted(f"{m}.{n}" for m, n in _ORIGINALS)
-    _AFTER_IMPORT.forget("sklearn")
-    # scikit-learn's own modules bind their imports first
-    from sklearn.utils.discovery import all_estimators
-
-    all_estimators()
-    for sk_name, gpuml_name in FAMILIES.items():
-        _swap_module(sk_name, gpuml_name)
-    if _HALVING not in sys.modules:  # swapped when it is imported
-        _AFTER_IMPORT.add(_HALVING, _swap_halving)
-    swapped = sorted(f"{m}.{n}" for m, n in _ORIGINALS)
-    if verbose:
-        print(
-            f"gpuml: {len(swapped)} scikit-learn names now resolve to gpuml's "
-            f"(in {len({m for m, _ in _ORIGINALS})} of scikit-learn's modules: "
-            "estimators, searches and cross-validation helpers)",
-            file=sys.stderr,
-        )
-    return swapped
+    install_when_imported(verbose)
+    for sk_name in FAMILIES:
+        importlib.import_module(sk_name)
+    _settle()
+    return sorted(f"{m}.{n}" for m, n in _ORIGINALS)
 
 
 def install_when_imported(verbose: bool = False) -> None:
-    """:func:`install` now if scikit-learn is imported, else right after the
-    first import of it (``python -m gpuml run``: a script that never
-    imports scikit-learn pays nothing)."""
-    if "sklearn" in sys.modules:
-        install(verbose=verbose)
-    else:
-        _AFTER_IMPORT.add("sklearn", functools.partial(install, verbose=verbose))
+    """Swap scikit-learn's names for gpuml's in each of scikit-learn's public
+    modules that gpuml mirrors as soon as it is imported (now for those
+    already imported): ``python -m gpuml run`` calls it, so that a script
+    that never imports scikit-learn pays nothing, and one that imports
+    ``sklearn.ensemble`` alone pays for the gpuml modules it pulls in."""
+    global _verbose
+    _verbose = _verbose or verbose
+    if not _HOOK.attached():
+        _HOOK.attach()
+        _settle()
 
 
 def uninstall() -> None:
@@ -195,8 +185,8 @@ def uninstall() -> None:
     >>> GridSearchCV.__module__
     'sklearn.model_selection._search'
     """
-    _AFTER_IMPORT.forget("sklearn")
-    _AFTER_IMPORT.forget(_HALVING)
+    global _verbose, _said_names
+    _HOOK.detach()
     for (owner, method), function in _WRAPPED.items():
         setattr(owner, method, function)
     _WRAPPED.clear()
@@ -204,26 +194,168 @@ def uninstall() -> None:
     for (sk_name, name), original in _ORIGINALS.items():
         setattr(sys.modules[sk_name], name, original)
     _ORIGINALS.clear()
+    _REVERSE.clear()
+    _verbose = _said_names = False
+
+
+# id(gpuml's object) -> (that object, scikit-learn's), while installed.
+_REVERSE: dict = {}
+_verbose = False
+_said_names = False
+_settling = threading.Lock()
+
+
+def _settle() -> None:
+    """Swap the names of every public module of :data:`FAMILIES` imported so
+    far (those enabled late included: the halving searches), and give the
+    scikit-learn modules imported since the last call back scikit-learn's
+    own objects where they bound a swapped name (``sklearn.ensemble``
+    imported after ``sklearn.linear_model`` keeps scikit-learn's
+    ``LogisticRegression`` as its stacking default, as without gpuml).
+    Runs whenever an outermost import of a scikit-learn module ends."""
+    global _said_names
+    if not _HOOK.attached() or "sklearn" not in sys.modules:
+        return
+    if getattr(_HOOK.local, "settling", False):
+        return  # this thread's _settle imported it: that loop sees it
+    if not _settling.acquire(blocking=False):
+        return  # another thread's loop sees it
+    _HOOK.local.settling = True
+    try:
+        if not _ORIGINALS:
+            # gpuml's own modules first, before any swap: those that take a
+            # scikit-learn class from a public module at import (to build on
+            # it) get scikit-learn's (at run time they use sklearn_own)
+            for name in (*FAMILIES.values(), "gpuml.metrics"):
+                importlib.import_module(name)
+        while True:
+            fresh, _HOOK.fresh = _HOOK.fresh, []
+            for sk_name, gpuml_name in FAMILIES.items():
+                if sk_name in sys.modules:
+                    _swap_module(sk_name, gpuml_name)
+            for name in fresh:
+                _keep_sklearns_own(name)
+            if not _HOOK.fresh:
+                break
+    finally:
+        _HOOK.local.settling = False
+        _settling.release()
+    if _verbose and _ORIGINALS and not _said_names:
+        _said_names = True
+        print(
+            f"gpuml: {len(_ORIGINALS)} scikit-learn names now resolve to gpuml's "
+            f"(in {len({m for m, _ in _ORIGINALS})} of scikit-learn's modules: "
+            "estimators, searches and cross-validation helpers)",
+            file=sys.stderr,
+        )
 
 
 def _swap_module(sk_name: str, gpuml_name: str) -> None:
-    sk_module = importlib.import_module(sk_name)
+    sk_module = sys.modules[sk_name]
     gpuml_module = importlib.import_module(gpuml_name)
     for name in swappable(sk_module, gpuml_module):
         original = getattr(sk_module, name)
+        swapped = _ours(gpuml_module, name)
         _ORIGINALS[sk_name, name] = original
-        setattr(sk_module, name, _ours(gpuml_module, name))
+        _REVERSE[id(swapped)] = (swapped, original)
+        setattr(sk_module, name, swapped)
         ours = getattr(gpuml_module, name)
         if isinstance(ours, type):
             _SKLEARN_CLASS[ours] = original
             _wrap_fits(ours, search=sk_name == "sklearn.model_selection")
 
 
-def _swap_halving() -> None:
-    """``enable_halving_search_cv`` imported while installed: its searches
-    become gpuml's too."""
-    if installed():
-        _swap_module("sklearn.model_selection", "gpuml.model_selection")
+def _keep_sklearns_own(module_name: str) -> None:
+    """scikit-learn's objects back in ``module_name``'s globals that bound a
+    swapped name at import (its own code keeps what it was written for);
+    the swapped names themselves stay gpuml's."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        return
+    for key, value in list(vars(module).items()):
+        found = _REVERSE.get(id(value))
+        if found is not None and found[0] is value:
+            if (module_name, key) not in _ORIGINALS:
+                setattr(module, key, found[1])
+
+
+def _watched(name: str) -> bool:
+    """scikit-learn's modules, but not its test files (code of users', in
+    effect: they get gpuml's names, as a script does)."""
+    if name != "sklearn" and not name.startswith("sklearn."):
+        return False
+    parts = name.split(".")
+    return "tests" not in parts and "conftest" not in parts
+
+
+class _ImportHook(importlib.abc.MetaPathFinder):
+    """Sees every scikit-learn module imported while installed: it runs the
+    module's own loader, notes the module, and calls :func:`_settle` when
+    the outermost such import ends (never in the middle of one, where a
+    module may be half initialised). First on ``sys.meta_path`` while
+    attached."""
+
+    def __init__(self):
+        self.fresh: list = []
+        self.local = threading.local()
+
+    def attached(self) -> bool:
+        return self in sys.meta_path
+
+    def attach(self) -> None:
+        if not self.attached():
+            sys.meta_path.insert(0, self)
+
+    def detach(self) -> None:
+        while self in sys.meta_path:
+            sys.meta_path.remove(self)
+        self.fresh = []
+
+    def find_spec(self, name, path, target=None):
+        if not _watched(name):
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _WatchedLoader(spec.loader, self)
+        return spec
+
+    def executed(self, module, loader) -> None:
+        depth = getattr(self.local, "depth", 0)
+        self.local.depth = depth + 1
+        try:
+            loader.exec_module(module)
+        finally:
+            self.local.depth = depth
+        self.fresh.append(module.__name__)
+        if depth == 0:
+            _settle()
+
+
+class _WatchedLoader(importlib.abc.Loader):
+    """The module's own loader, run through :meth:`_ImportHook.executed`; the
+    module keeps its own loader in ``__loader__`` and ``__spec__``."""
+
+    def __init__(self, loader, hook: _ImportHook):
+        self.loader = loader
+        self.hook = hook
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        module.__spec__.loader = module.__loader__ = self.loader
+        self.hook.executed(module, self.loader)
+
+
+_HOOK = _ImportHook()
 
 
 def _ours(gpuml_module, name: str):
@@ -391,65 +523,6 @@ def _say_device_once() -> None:
         "those of the GPU, only slower",
         file=sys.stderr,
     )
-
-
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs a function right after a named module's code has run, the first
-    time it is imported (the trigger of :func:`install_when_imported`, and
-    the halving searches' swap when they are enabled after
-    :func:`install`). On ``sys.meta_path`` only while it has a name."""
-
-    def __init__(self):
-        self.then: dict = {}
-
-    def add(self, name: str, then) -> None:
-        self.then[name] = then
-        if self not in sys.meta_path:
-            sys.meta_path.insert(0, self)
-
-    def forget(self, name: str) -> None:
-        self.then.pop(name, None)
-        if not self.then and self in sys.meta_path:
-            sys.meta_path.remove(self)
-
-    def find_spec(self, name, path, target=None):
-        then = self.then.get(name)
-        if then is None:
-            return None
-        for finder in sys.meta_path:
-            find = getattr(finder, "find_spec", None)
-            if finder is self or find is None:
-                continue
-            spec = find(name, path, target)
-            if spec is not None:
-                break
-        else:
-            return None
-        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        self.forget(name)
-        spec.loader = _ThenLoader(spec.loader, then)
-        return spec
-
-
-class _ThenLoader(importlib.abc.Loader):
-    """The module's own loader, then ``then()``; the module keeps its own
-    loader in ``__loader__`` and ``__spec__``."""
-
-    def __init__(self, loader, then):
-        self.loader = loader
-        self.then = then
-
-    def create_module(self, spec):
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        module.__spec__.loader = module.__loader__ = self.loader
-        self.loader.exec_module(module)
-        self.then()
-
-
-_AFTER_IMPORT = _AfterImport()
 
 
 def run(argv: list[str]) -> int:

@@ -57,19 +57,23 @@ from collections.abc import Callable
 from typing import NamedTuple, NoReturn
 
 import numpy as np
-from sklearn.feature_extraction.text import HashingVectorizer as SkHashingVectorizer
-from sklearn.feature_extraction.text import TfidfTransformer as SkTfidfTransformer
-from sklearn.linear_model import LogisticRegression as SkLogisticRegression
-from sklearn.linear_model import Ridge as SkRidge
-from sklearn.model_selection import GridSearchCV as SkGridSearchCV
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.pipeline import make_pipeline
 
 import gpuml
 from gpuml._backend import _INSTALL_CUPY, _probe_cupy
+from gpuml._sklearn_compat import sklearn_own
 from gpuml.feature_extraction.text import HashingVectorizer, TfidfTransformer
 from gpuml.linear_model import LogisticRegression, Ridge
 from gpuml.model_selection import GridSearchCV
+
+# scikit-learn's own classes (the demo's baseline), also under gpuml.install()
+_TEXT = "sklearn.feature_extraction.text"
+SkHashingVectorizer = sklearn_own(_TEXT, "HashingVectorizer")
+SkTfidfTransformer = sklearn_own(_TEXT, "TfidfTransformer")
+SkLogisticRegression = sklearn_own("sklearn.linear_model", "LogisticRegression")
+SkRidge = sklearn_own("sklearn.linear_model", "Ridge")
+SkGridSearchCV = sklearn_own("sklearn.model_selection", "GridSearchCV")
 
 
 class Problem(NamedTuple):
@@ -450,4 +454,3 @@ def _print_table(rows, param: str, metric: str, *, baseline: bool) -> None:
             if agree
             else f"\nWARNING: the methods chose different values of {param}"
         )
-

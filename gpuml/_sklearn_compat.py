@@ -6,6 +6,7 @@ that a rename in a future release is mended in one place.
 
 from __future__ import annotations
 
+import importlib
 from contextlib import contextmanager
 
 from sklearn import get_config
@@ -167,17 +168,14 @@ class _NoCallbacks:
 
 def nearest_neighbors_constraints() -> dict:
     """scikit-learn's parameter constraints of NearestNeighbors."""
-    from sklearn.neighbors import NearestNeighbors
-
-    return dict(NearestNeighbors._parameter_constraints)
+    theirs = sklearn_own("sklearn.neighbors", "NearestNeighbors")
+    return dict(theirs._parameter_constraints)
 
 
 def kneighbors_constraints(name: str) -> dict:
     """scikit-learn's parameter constraints of ``KNeighborsClassifier`` or
     ``KNeighborsRegressor`` (``name``)."""
-    from sklearn import neighbors
-
-    return dict(getattr(neighbors, name)._parameter_constraints)
+    return dict(sklearn_own("sklearn.neighbors", name)._parameter_constraints)
 
 
 def is_index(X) -> bool:
@@ -296,3 +294,17 @@ class CudfAdapter:
 
 if "cudf" not in _set_output.ADAPTERS_MANAGER.adapters:
     _set_output.ADAPTERS_MANAGER.register(CudfAdapter())
+
+
+def sklearn_own(module: str, name: str):
+    """scikit-learn's own ``module.name`` (``"sklearn.preprocessing",
+    "LabelEncoder"``), also while :func:`gpuml.install` has set that public
+    name to gpuml's object: gpuml's code that builds on scikit-learn's class
+    takes it from here, never from the public module at run time (where it
+    would find gpuml's own class, and call itself)."""
+    from gpuml._accel import _ORIGINALS
+
+    found = _ORIGINALS.get((module, name))
+    if found is not None:
+        return found
+    return getattr(importlib.import_module(module), name)

@@ -280,10 +280,14 @@ def test_fallback_inside_a_search_matches_sklearn(accelerated, rng):
 
     X, y = _crammer_singer_data(rng)
     grid = {"C": [0.1, 1.0], "multi_class": ["ovr", "crammer_singer"]}
-    ours = GridSearchCV(LinearSVC(random_state=0, max_iter=100_000), grid, cv=3).fit(X, y)
+    ours = GridSearchCV(LinearSVC(random_state=0, max_iter=100_000), grid, cv=3).fit(
+        X, y
+    )
     SkGridSearchCV = _ORIGINALS["sklearn.model_selection", "GridSearchCV"]
     SkLinearSVC = _ORIGINALS["sklearn.svm", "LinearSVC"]
-    theirs = SkGridSearchCV(SkLinearSVC(random_state=0, max_iter=100_000), grid, cv=3).fit(X, y)
+    theirs = SkGridSearchCV(
+        SkLinearSVC(random_state=0, max_iter=100_000), grid, cv=3
+    ).fit(X, y)
     np.testing.assert_allclose(
         ours.cv_results_["mean_test_score"],
         theirs.cv_results_["mean_test_score"],
@@ -374,3 +378,95 @@ def test_gpuml_client_sends_searches_to_a_scheduler(rng, monkeypatch):
             OSError, match=r"GPUML_CLIENT='tcp://127\.0\.0\.1:9'.*unset"
         ):
             GridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+
+
+def _swapped_names() -> dict:
+    """{scikit-learn module: the names gpuml.install() swaps there}."""
+    names = {
+        sk_name: set(
+            _accel.swappable(
+                importlib.import_module(sk_name), importlib.import_module(gpuml_name)
+            )
+        )
+        for sk_name, gpuml_name in _accel.FAMILIES.items()
+    }
+    names["sklearn.model_selection"] |= {"HalvingGridSearchCV", "HalvingRandomSearchCV"}
+    return names
+
+
+def test_gpumls_code_reaches_sklearns_classes_also_when_installed():
+    """gpuml's code that builds on a scikit-learn class takes it from a
+    public module only at import, in a module imported before the first swap
+    (those that ``_accel._settle`` imports first); in a function it uses
+    ``sklearn_own``. A name taken from the public module at run time would
+    be gpuml's own class while installed (gpuml's LabelBinarizer calling
+    itself instead of scikit-learn's: a RecursionError seen in
+    scikit-learn's test_validation under the accelerator)."""
+    import ast
+    from pathlib import Path
+
+    swapped = _swapped_names()
+    assert swapped["sklearn.preprocessing"] >= {"LabelEncoder", "LabelBinarizer"}
+    code = (
+        "import importlib, sys\nfrom gpuml import _accel\n"
+        "for name in (*_accel.FAMILIES.values(), 'gpuml.metrics'):\n"
+        "    importlib.import_module(name)\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('gpuml')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    first = set(done.stdout.split())
+    root = Path(gpuml.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        module = module.removesuffix(".__init__")
+        tree = ast.parse(path.read_text())
+        aliases = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in swapped:
+                        aliases[alias.asname or alias.name] = alias.name
+            elif isinstance(node, ast.ImportFrom) and node.module == "sklearn":
+                for alias in node.names:
+                    if f"sklearn.{alias.name}" in swapped:
+                        aliases[alias.asname or alias.name] = f"sklearn.{alias.name}"
+        top_level = set(map(id, tree.body))
+        for node in ast.walk(tree):
+            where = f"{module}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.ImportFrom) and node.module in swapped:
+                taken = {a.name for a in node.names} & swapped[node.module]
+                if taken and (id(node) not in top_level or module not in first):
+                    found.append(f"{where} imports {sorted(taken)}")
+            if isinstance(node, ast.FunctionDef) or isinstance(
+                node, ast.AsyncFunctionDef
+            ):
+                for inner in ast.walk(node):
+                    if (
+                        isinstance(inner, ast.Attribute)
+                        and isinstance(inner.value, ast.Name)
+                        and inner.attr in swapped.get(aliases.get(inner.value.id), ())
+                    ):
+                        found.append(f"{where} reads {inner.value.id}.{inner.attr}")
+    assert not found, found
+
+
+def test_sklearn_modules_imported_after_install_keep_sklearns_classes():
+    """scikit-learn's own modules imported while installed (here after the
+    swap of sklearn.linear_model) bind scikit-learn's classes, as they do
+    without gpuml; the public names stay gpuml's."""
+    code = (
+        "import sys, gpuml\n"
+        "assert 'sklearn.ensemble' not in sys.modules\n"
+        "gpuml.install()\n"
+        "from gpuml._accel import _ORIGINALS\n"
+        "import sklearn.ensemble._stacking as stacking, sklearn.linear_model as lm\n"
+        "assert stacking.LogisticRegression is "
+        "_ORIGINALS['sklearn.linear_model', 'LogisticRegression']\n"
+        "assert lm.LogisticRegression.__module__.startswith('gpuml.')\n"
+        "from sklearn.ensemble import StackingClassifier\n"
+        "assert StackingClassifier.__module__.startswith('sklearn.')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

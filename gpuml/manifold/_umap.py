@@ -1470,7 +1470,9 @@ def _pca_layout(X, dim: int, xp, rng=None):
     from gpuml._linalg import thin_svd
 
     if is_sparse(X):
-        from sklearn.decomposition import TruncatedSVD
+        from gpuml._sklearn_compat import sklearn_own
+
+        TruncatedSVD = sklearn_own("sklearn.decomposition", "TruncatedSVD")
 
         host = to_host(X)
         if dim >= host.shape[1] or not np.isfinite(host.data).all():

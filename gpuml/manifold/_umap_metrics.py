@@ -639,7 +639,9 @@ def _kneighbors_scikit(metric: Metric, F, Q, k: int, first: int, query_is_fit: b
     distance 0, sorted by (distance, tie key); the rows whose (k+1)-th
     distance ties the k-th (duplicates at the edge) found again over whole
     rows by :func:`select_host`."""
-    from sklearn.neighbors import NearestNeighbors
+    from gpuml._sklearn_compat import sklearn_own
+
+    NearestNeighbors = sklearn_own("sklearn.neighbors", "NearestNeighbors")
 
     n, q = F.shape[0], Q.shape[0]
     kk = min(k + 1, n)

@@ -277,7 +277,9 @@ def _jittered(start, rng):
     part."""
     if np.unique(start, axis=0).shape[0] == start.shape[0]:
         return start
-    from sklearn.neighbors import NearestNeighbors
+    from gpuml._sklearn_compat import sklearn_own
+
+    NearestNeighbors = sklearn_own("sklearn.neighbors", "NearestNeighbors")
 
     dist, _ = NearestNeighbors(n_neighbors=2).fit(start).kneighbors(start)
     noise = rng.normal(scale=0.001 * dist[:, 1].mean(), size=start.shape)

@@ -164,7 +164,10 @@ def _target_graph(target, metric: str, n_neighbors: int):
     memberships without the union with the transpose (umap-learn passes
     ``apply_set_operations=False`` here), as a SciPy CSR matrix."""
     from sklearn.metrics import pairwise_distances
-    from sklearn.neighbors import NearestNeighbors
+
+    from gpuml._sklearn_compat import sklearn_own
+
+    NearestNeighbors = sklearn_own("sklearn.neighbors", "NearestNeighbors")
 
     n = target.shape[0]
     k = min(n_neighbors, n)

@@ -20,11 +20,10 @@ from numbers import Integral
 import numpy as np
 from sklearn.manifold import trustworthiness as _sk_trustworthiness
 from sklearn.metrics import pairwise_distances
-from sklearn.neighbors import NearestNeighbors as _SkNearestNeighbors
 from sklearn.utils.validation import _num_samples
 
 from gpuml._array import input_namespace, is_sparse, to_host
-from gpuml._sklearn_compat import InvalidParameterError
+from gpuml._sklearn_compat import InvalidParameterError, sklearn_own
 from gpuml._validation import check_array
 
 # Rows of the CPU's distance tile: at most this many values in a tile's
@@ -173,7 +172,7 @@ def _host_trustworthiness(X, X_embedded, n_neighbors: int, metric) -> float:
     tiles of scikit-learn's distances."""
     n_samples = X.shape[0]
     neighbours = (
-        _SkNearestNeighbors(n_neighbors=n_neighbors)
+        sklearn_own("sklearn.neighbors", "NearestNeighbors")(n_neighbors=n_neighbors)
         .fit(X_embedded)
         .kneighbors(return_distance=False)
     )

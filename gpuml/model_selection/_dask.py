@@ -128,8 +128,7 @@ def search_client(explicit=None):
         fix = (
             "pass a running scheduler's address or client=False"
             if given
-            else "start the scheduler, or unset GPUML_CLIENT to search in "
-            "this process"
+            else "start the scheduler, or unset GPUML_CLIENT to search in this process"
         )
         raise OSError(
             f"{source}{client!r}: no Dask scheduler answered there ({error}); {fix}"

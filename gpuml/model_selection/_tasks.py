@@ -725,9 +725,10 @@ def _rowwise_stateless(step) -> bool:
     all rows, whatever it was fitted on: a stateless transformer of each
     sample alone. Only the hashing vectorizers (scikit-learn's and gpuml's)
     are known to be; a stateless ``FunctionTransformer`` may mix rows."""
-    from sklearn.feature_extraction.text import HashingVectorizer
+    from gpuml._sklearn_compat import sklearn_own
 
-    return isinstance(step, HashingVectorizer)
+    theirs = sklearn_own("sklearn.feature_extraction.text", "HashingVectorizer")
+    return isinstance(step, theirs)
 
 
 @dataclass

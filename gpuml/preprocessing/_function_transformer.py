@@ -16,12 +16,19 @@ import copy
 import warnings
 
 import numpy as np
-import sklearn.preprocessing as skp
 
 from gpuml._array import HOST, input_family, input_namespace, is_sparse, to_host
-from gpuml._sklearn_compat import check_feature_names, check_n_features, fit_context
+from gpuml._sklearn_compat import (
+    check_feature_names,
+    check_n_features,
+    fit_context,
+    sklearn_own,
+)
 from gpuml._validation import check_array, validate_data
 from gpuml.base import DeviceCacheMixin
+
+# scikit-learn's classes, also while gpuml.install() has swapped their names
+_SkFunctionTransformer = sklearn_own("sklearn.preprocessing", "FunctionTransformer")
 
 _NOT_INVERSE = (
     "The provided functions are not strictly inverse of each other. If you are "
@@ -29,7 +36,7 @@ _NOT_INVERSE = (
 )
 
 
-class FunctionTransformer(DeviceCacheMixin, skp.FunctionTransformer):
+class FunctionTransformer(DeviceCacheMixin, _SkFunctionTransformer):
     """Constructs a transformer from an arbitrary callable.
 
     scikit-learn's :class:`sklearn.preprocessing.FunctionTransformer`, as a
@@ -149,7 +156,7 @@ class FunctionTransformer(DeviceCacheMixin, skp.FunctionTransformer):
         # scikit-learn's transform (names, set_output) on the checked X
         validated = copy.copy(self)
         validated.validate = False
-        return skp.FunctionTransformer.transform(validated, X)
+        return _SkFunctionTransformer.transform(validated, X)
 
     def inverse_transform(self, X):
         """Transform X using the inverse function.

@@ -28,7 +28,6 @@ import warnings
 from types import ModuleType
 
 import numpy as np
-import sklearn.preprocessing as skp
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
@@ -43,7 +42,12 @@ from gpuml._array import (
     to_host,
 )
 from gpuml._backend import is_cudf_object, is_cudf_strings
+from gpuml._sklearn_compat import sklearn_own
 from gpuml.base import DeviceCacheMixin, host_view
+
+# scikit-learn's classes, also while gpuml.install() has swapped their names
+_SkLabelEncoder = sklearn_own("sklearn.preprocessing", "LabelEncoder")
+_SkLabelBinarizer = sklearn_own("sklearn.preprocessing", "LabelBinarizer")
 
 _SPARSE_DEVICE = (
     "`sparse_output=True` is not supported for array API "
@@ -176,7 +180,7 @@ def _is_integral(y, xp: ModuleType) -> bool:
 # --------------------------------------------------------------------------
 
 
-class LabelEncoder(DeviceCacheMixin, skp.LabelEncoder):
+class LabelEncoder(DeviceCacheMixin, _SkLabelEncoder):
     """Encode target labels with value between 0 and n_classes-1.
 
     scikit-learn's :class:`sklearn.preprocessing.LabelEncoder`, whose
@@ -282,7 +286,7 @@ class LabelEncoder(DeviceCacheMixin, skp.LabelEncoder):
             if known:
                 return codes
         # scikit-learn's code, on host copies (and its errors)
-        codes = skp.LabelEncoder.transform(host_view(self), _host_target(y))
+        codes = _SkLabelEncoder.transform(host_view(self), _host_target(y))
         return _in_family(codes, y)
 
     def inverse_transform(self, y):
@@ -309,11 +313,11 @@ class LabelEncoder(DeviceCacheMixin, skp.LabelEncoder):
             if bool(valid.all()) and _is_integral(labels, xp):
                 classes = self._fitted("classes_", xp)
                 return classes[labels.astype(xp.int64)]
-        labels = skp.LabelEncoder.inverse_transform(host_view(self), _host_target(y))
+        labels = _SkLabelEncoder.inverse_transform(host_view(self), _host_target(y))
         return _in_family(labels, y)
 
 
-class LabelBinarizer(DeviceCacheMixin, skp.LabelBinarizer):
+class LabelBinarizer(DeviceCacheMixin, _SkLabelBinarizer):
     """Binarize labels in a one-vs-all fashion.
 
     scikit-learn's :class:`sklearn.preprocessing.LabelBinarizer`, whose
@@ -461,7 +465,7 @@ class LabelBinarizer(DeviceCacheMixin, skp.LabelBinarizer):
                 return binarize_labels(
                     labels, classes, self.neg_label, self.pos_label, xp
                 )
-        Y = skp.LabelBinarizer.transform(host_view(self), _host_target(y))
+        Y = _SkLabelBinarizer.transform(host_view(self), _host_target(y))
         return _in_family(Y, y)
 
     def inverse_transform(self, Y, threshold=None):
@@ -500,7 +504,7 @@ class LabelBinarizer(DeviceCacheMixin, skp.LabelBinarizer):
                     threshold = (self.pos_label + self.neg_label) / 2.0
                 classes = self._fitted("classes_", xp)
                 return inverse_binarize(Y_dev, classes, self.y_type_, threshold, xp)
-        y = skp.LabelBinarizer.inverse_transform(
+        y = _SkLabelBinarizer.inverse_transform(
             host_view(self), _host_target(Y), threshold=threshold
         )
         return _in_family(y, Y)
