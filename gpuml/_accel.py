@@ -15,18 +15,22 @@ run script.py`` (or ``-m module``) installs when the script first imports
 scikit-learn (a script that does not pays nothing), then runs it; ``%load_ext
 gpuml`` in IPython or Jupyter installs in the session.
 
-scikit-learn's own code keeps the objects it was written for: the names it
-binds at import (``sklearn.ensemble`` binds ``LogisticRegression`` as its
-stacking default, ``TSNE`` binds ``PCA``) are set back to scikit-learn's in
-every scikit-learn module imported while installed, after the outermost
-import of it ends (an import hook, ``_ImportHook``, sees them; scikit-learn's
-test files are left as users' code). Names bound before :func:`install`
-(``from sklearn.linear_model import Ridge`` run earlier in the process) stay
-scikit-learn's: Python gives no way to reach them. The halving searches are
-swapped when ``sklearn.experimental.enable_halving_search_cv`` is imported,
-before or after :func:`install`. gpuml's own modules are imported before the
-first swap, and take scikit-learn's classes at run time through
-:func:`gpuml._sklearn_compat.sklearn_own`.
+scikit-learn's own code keeps the objects it was written for. An import hook
+(``_ImportHook``) sees every scikit-learn and gpuml module imported while
+installed: each public module of :data:`FAMILIES` is armed when imported (the
+names gpuml implements taken out, resolved by a module ``__getattr__``), and an
+armed name is scikit-learn's object while scikit-learn's or gpuml's modules
+are being imported (``sklearn.ensemble`` binds scikit-learn's
+``LogisticRegression`` as its stacking default, gpuml builds on scikit-learn's
+classes), and makes its module's names gpuml's when any other code uses it
+(``from sklearn.linear_model import Ridge`` in a script). scikit-learn modules
+imported after a swap get scikit-learn's objects back where they bound a
+swapped name. scikit-learn's test files count as users' code. Names bound
+before :func:`install` (``from sklearn.linear_model import Ridge`` run earlier
+in the process) stay scikit-learn's: Python gives no way to reach them. The
+halving searches join when ``sklearn.experimental.enable_halving_search_cv``
+is imported, before or after :func:`install`. At run time, gpuml's code takes
+scikit-learn's classes through :func:`gpuml._sklearn_compat.sklearn_own`.
 
 While installed, the ``fit`` (and ``fit_transform``, ``fit_predict``) of
 gpuml's swapped classes:
@@ -92,8 +96,6 @@ SEARCHES = (
 # The methods of gpuml's swapped classes that report (and may fall back).
 FIT_METHODS = ("fit", "fit_transform", "fit_predict")
 
-# (module name, attribute) -> scikit-learn's object, while installed.
-_ORIGINALS: dict = {}
 # gpuml's swapped class -> scikit-learn's class of the same name.
 _SKLEARN_CLASS: dict = {}
 # (class, method name) -> the function that the report wraps.
@@ -156,16 +158,25 @@ def install(verbose: bool = False) -> list[str]:
     install_when_imported(verbose)
     for sk_name in FAMILIES:
         importlib.import_module(sk_name)
-    _settle()
-    return sorted(f"{m}.{n}" for m, n in _ORIGINALS)
+    for sk_name in FAMILIES:
+        _swap(sk_name)
+    return swapped_names()
+
+
+def swapped_names() -> list[str]:
+    """The scikit-learn names that resolve to gpuml's objects now, as
+    ``"sklearn.linear_model.Ridge"``."""
+    return sorted(f"{m}.{n}" for m, n in _SWAPPED)
 
 
 def install_when_imported(verbose: bool = False) -> None:
-    """Swap scikit-learn's names for gpuml's in each of scikit-learn's public
-    modules that gpuml mirrors as soon as it is imported (now for those
-    already imported): ``python -m gpuml run`` calls it, so that a script
-    that never imports scikit-learn pays nothing, and one that imports
-    ``sklearn.ensemble`` alone pays for the gpuml modules it pulls in."""
+    """Install, lazily: ``python -m gpuml run`` calls it. Each of
+    scikit-learn's public modules that gpuml mirrors is armed when it is
+    imported, and its names become gpuml's at the first use of one of them
+    by code that is not an import of scikit-learn's or gpuml's own modules
+    (a script's ``from sklearn.linear_model import Ridge``). A script that
+    never uses one pays nothing: not gpuml's imports, not even
+    scikit-learn's when it never imports it."""
     global _verbose
     _verbose = _verbose or verbose
     if not _HOOK.attached():
@@ -193,27 +204,48 @@ def uninstall() -> None:
     _SKLEARN_CLASS.clear()
     for (sk_name, name), original in _ORIGINALS.items():
         setattr(sys.modules[sk_name], name, original)
+    for sk_name, previous in _GETATTR.items():
+        module = sys.modules[sk_name]
+        if previous is None:
+            vars(module).pop("__getattr__", None)
+        else:
+            module.__getattr__ = previous
+    _GETATTR.clear()
     _ORIGINALS.clear()
+    _ARMED.clear()
+    _SWAPPED.clear()
+    _SAME.clear()
     _REVERSE.clear()
     _verbose = _said_names = False
 
 
+# (module name, attribute) -> scikit-learn's object, armed or swapped.
+_ORIGINALS: dict = {}
+# scikit-learn's module -> the names taken out of it, resolved on first use.
+_ARMED: dict = {}
+# (module name, attribute) set to gpuml's object.
+_SWAPPED: set = set()
+# (module name, attribute) that gpuml re-exports as scikit-learn's object.
+_SAME: set = set()
+# scikit-learn's module -> its own module ``__getattr__`` (or None).
+_GETATTR: dict = {}
 # id(gpuml's object) -> (that object, scikit-learn's), while installed.
 _REVERSE: dict = {}
 _verbose = False
 _said_names = False
 _settling = threading.Lock()
+_gpuml_imported = False
 
 
 def _settle() -> None:
-    """Swap the names of every public module of :data:`FAMILIES` imported so
-    far (those enabled late included: the halving searches), and give the
-    scikit-learn modules imported since the last call back scikit-learn's
+    """Arm the public modules of :data:`FAMILIES` imported so far (and the
+    names added to them since: the halving searches, when enabled), and give
+    the scikit-learn modules imported since the last call back scikit-learn's
     own objects where they bound a swapped name (``sklearn.ensemble``
-    imported after ``sklearn.linear_model`` keeps scikit-learn's
-    ``LogisticRegression`` as its stacking default, as without gpuml).
-    Runs whenever an outermost import of a scikit-learn module ends."""
-    global _said_names
+    imported after the swap of ``sklearn.linear_model`` keeps
+    scikit-learn's ``LogisticRegression`` as its stacking default, as
+    without gpuml). Runs whenever an outermost import of a scikit-learn or
+    gpuml module ends."""
     if not _HOOK.attached() or "sklearn" not in sys.modules:
         return
     if getattr(_HOOK.local, "settling", False):
@@ -222,17 +254,11 @@ def _settle() -> None:
         return  # another thread's loop sees it
     _HOOK.local.settling = True
     try:
-        if not _ORIGINALS:
-            # gpuml's own modules first, before any swap: those that take a
-            # scikit-learn class from a public module at import (to build on
-            # it) get scikit-learn's (at run time they use sklearn_own)
-            for name in (*FAMILIES.values(), "gpuml.metrics"):
-                importlib.import_module(name)
         while True:
             fresh, _HOOK.fresh = _HOOK.fresh, []
-            for sk_name, gpuml_name in FAMILIES.items():
+            for sk_name in FAMILIES:
                 if sk_name in sys.modules:
-                    _swap_module(sk_name, gpuml_name)
+                    _arm(sk_name)
             for name in fresh:
                 _keep_sklearns_own(name)
             if not _HOOK.fresh:
@@ -240,29 +266,117 @@ def _settle() -> None:
     finally:
         _HOOK.local.settling = False
         _settling.release()
-    if _verbose and _ORIGINALS and not _said_names:
-        _said_names = True
-        print(
-            f"gpuml: {len(_ORIGINALS)} scikit-learn names now resolve to gpuml's "
-            f"(in {len({m for m, _ in _ORIGINALS})} of scikit-learn's modules: "
-            "estimators, searches and cross-validation helpers)",
-            file=sys.stderr,
-        )
 
 
-def _swap_module(sk_name: str, gpuml_name: str) -> None:
-    sk_module = sys.modules[sk_name]
-    gpuml_module = importlib.import_module(gpuml_name)
-    for name in swappable(sk_module, gpuml_module):
-        original = getattr(sk_module, name)
+def _gpuml_all(gpuml_name: str) -> list[str]:
+    """``__all__`` of gpuml's module ``gpuml_name``, read from its source
+    without importing it (an armed module costs no gpuml import)."""
+    import ast
+    from pathlib import Path
+
+    found = _ALL.get(gpuml_name)
+    if found is None:
+        path = Path(__file__).parent.joinpath(*gpuml_name.split(".")[1:])
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", None) == "__all__" for t in node.targets
+            ):
+                found = _ALL[gpuml_name] = list(ast.literal_eval(node.value))
+                break
+    return found
+
+
+_ALL: dict = {}
+
+
+def _arm(sk_name: str) -> None:
+    """Take out of scikit-learn's module ``sk_name`` the names gpuml's module
+    implements (keeping scikit-learn's objects in :data:`_ORIGINALS`), and
+    give the module a ``__getattr__`` that resolves them; names already
+    swapped are swapped again where scikit-learn set them anew."""
+    module = sys.modules[sk_name]
+    names = _gpuml_all(FAMILIES[sk_name])
+    if sk_name == "sklearn.model_selection":
+        names = [name for name in names if name in SEARCHES]
+    swapped = any(m == sk_name for m, _ in _SWAPPED)
+    armed = _ARMED.setdefault(sk_name, set())
+    for name in names:
+        value = vars(module).get(name)
+        if value is None or _is_ours(value) or (sk_name, name) in _SAME:
+            continue
+        _ORIGINALS[sk_name, name] = vars(module).pop(name)
+        _SWAPPED.discard((sk_name, name))
+        armed.add(name)
+    if sk_name not in _GETATTR:
+        _GETATTR[sk_name] = vars(module).get("__getattr__")
+        module.__getattr__ = _module_getattr(sk_name)
+    if swapped and armed:
+        _swap(sk_name)
+
+
+def _is_ours(value) -> bool:
+    found = _REVERSE.get(id(value))
+    return found is not None and found[0] is value
+
+
+def _module_getattr(sk_name: str):
+    """The armed module's ``__getattr__``: an armed name is scikit-learn's
+    object for the imports of scikit-learn's and gpuml's own modules (their
+    code keeps what it was written for), and makes the module's names
+    gpuml's for any other code; other names go to the module's own
+    ``__getattr__``."""
+
+    def __getattr__(name: str):
+        if name in _ARMED.get(sk_name, ()):
+            if _HOOK.importing():
+                return _ORIGINALS[sk_name, name]
+            _swap(sk_name)
+            return vars(sys.modules[sk_name])[name]
+        previous = _GETATTR.get(sk_name)
+        if previous is not None:
+            return previous(name)
+        raise AttributeError(f"module {sk_name!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+def _swap(sk_name: str) -> None:
+    """Set the armed names of ``sk_name`` to gpuml's objects. The first swap
+    imports all of gpuml's mirroring modules, before any name is gpuml's:
+    those that take a scikit-learn class from a public module at import
+    (to build on it) get scikit-learn's."""
+    global _gpuml_imported, _said_names
+    if sk_name not in _ARMED:
+        _arm(sk_name)
+    if not _gpuml_imported:
+        _gpuml_imported = True
+        for name in (*FAMILIES.values(), "gpuml.metrics"):
+            importlib.import_module(name)
+    module = sys.modules[sk_name]
+    gpuml_module = importlib.import_module(FAMILIES[sk_name])
+    for name in sorted(_ARMED.get(sk_name, ())):
+        original = _ORIGINALS[sk_name, name]
+        if getattr(gpuml_module, name) is original:  # re-exported as it is
+            setattr(module, name, original)
+            _SAME.add((sk_name, name))
+            continue
         swapped = _ours(gpuml_module, name)
-        _ORIGINALS[sk_name, name] = original
         _REVERSE[id(swapped)] = (swapped, original)
-        setattr(sk_module, name, swapped)
+        setattr(module, name, swapped)
+        _SWAPPED.add((sk_name, name))
         ours = getattr(gpuml_module, name)
         if isinstance(ours, type):
             _SKLEARN_CLASS[ours] = original
             _wrap_fits(ours, search=sk_name == "sklearn.model_selection")
+    _ARMED[sk_name] = set()
+    if _verbose and _SWAPPED and not _said_names:
+        _said_names = True
+        print(
+            "gpuml: scikit-learn's names that gpuml implements now resolve to "
+            "gpuml's (estimators, searches and cross-validation helpers)",
+            file=sys.stderr,
+        )
 
 
 def _keep_sklearns_own(module_name: str) -> None:
@@ -273,27 +387,27 @@ def _keep_sklearns_own(module_name: str) -> None:
     if module is None:
         return
     for key, value in list(vars(module).items()):
-        found = _REVERSE.get(id(value))
-        if found is not None and found[0] is value:
-            if (module_name, key) not in _ORIGINALS:
-                setattr(module, key, found[1])
+        if _is_ours(value) and (module_name, key) not in _SWAPPED:
+            setattr(module, key, _REVERSE[id(value)][1])
 
 
 def _watched(name: str) -> bool:
-    """scikit-learn's modules, but not its test files (code of users', in
-    effect: they get gpuml's names, as a script does)."""
-    if name != "sklearn" and not name.startswith("sklearn."):
+    """scikit-learn's and gpuml's modules, but not scikit-learn's test files
+    (users' code, in effect: they get gpuml's names, as a script does)."""
+    top = name.partition(".")[0]
+    if top not in ("sklearn", "gpuml"):
         return False
     parts = name.split(".")
     return "tests" not in parts and "conftest" not in parts
 
 
 class _ImportHook(importlib.abc.MetaPathFinder):
-    """Sees every scikit-learn module imported while installed: it runs the
-    module's own loader, notes the module, and calls :func:`_settle` when
-    the outermost such import ends (never in the middle of one, where a
-    module may be half initialised). First on ``sys.meta_path`` while
-    attached."""
+    """Sees every scikit-learn and gpuml module imported while installed: it
+    runs the module's own loader, counting how deep such imports are in this
+    thread (:meth:`importing`), notes scikit-learn's modules, and calls
+    :func:`_settle` when the outermost import ends (never in the middle of
+    one, where a module may be half initialised). First on
+    ``sys.meta_path`` while attached."""
 
     def __init__(self):
         self.fresh: list = []
@@ -310,6 +424,11 @@ class _ImportHook(importlib.abc.MetaPathFinder):
         while self in sys.meta_path:
             sys.meta_path.remove(self)
         self.fresh = []
+
+    def importing(self) -> bool:
+        """Whether this thread is running a scikit-learn or gpuml module's
+        code at import."""
+        return getattr(self.local, "depth", 0) > 0
 
     def find_spec(self, name, path, target=None):
         if not _watched(name):
@@ -334,7 +453,8 @@ class _ImportHook(importlib.abc.MetaPathFinder):
             loader.exec_module(module)
         finally:
             self.local.depth = depth
-        self.fresh.append(module.__name__)
+        if module.__name__.partition(".")[0] == "sklearn":
+            self.fresh.append(module.__name__)
         if depth == 0:
             _settle()
 
@@ -616,7 +736,7 @@ class _Tally(logging.Handler):
                 + ")"
             )
         print(
-            f"gpuml run: {len(_ORIGINALS)} scikit-learn names were gpuml's; "
+            f"gpuml run: {len(_SWAPPED)} scikit-learn names were gpuml's; "
             f"{self.searches} gpuml searches ({self.candidates} candidates, "
             f"{self.search_fits} fits, {self.batched} candidates fitted in "
             f"batches), {self.calls} gpuml cross-validation calls, "

@@ -145,7 +145,7 @@ def test_python_m_gpuml_run_a_script_unchanged(tmp_path):
     assert ours["name"] == "__main__"
     assert ours["best"] == plain["best"]
     np.testing.assert_allclose(ours["scores"], plain["scores"], rtol=1e-9)
-    assert "scikit-learn names now resolve to gpuml's" in err
+    assert "names that gpuml implements now resolve to gpuml's" in err
     # -v: a line per gpuml search, and the summary line of every run
     assert (
         "gpuml GridSearchCV: 3 candidates x 3 folds (3 fitted in batches) on the CPU"
@@ -470,3 +470,42 @@ def test_sklearn_modules_imported_after_install_keep_sklearns_classes():
         "assert StackingClassifier.__module__.startswith('sklearn.')\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_gpuml_all_read_from_source_is_the_modules_all():
+    for gpuml_name in _accel.FAMILIES.values():
+        module = importlib.import_module(gpuml_name)
+        assert _accel._gpuml_all(gpuml_name) == list(module.__all__), gpuml_name
+
+
+def test_run_imports_nothing_of_gpuml_for_a_script_that_uses_none_of_it(tmp_path):
+    """A script whose scikit-learn imports pull in sklearn.linear_model and
+    sklearn.preprocessing only as scikit-learn's own dependencies (the
+    ensembles) uses none of gpuml's names: gpuml's estimator modules are not
+    imported, and scikit-learn's code has its own classes."""
+    script = tmp_path / "forest.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import json, sys
+            from sklearn.ensemble import RandomForestClassifier, StackingClassifier
+            from sklearn.datasets import make_classification
+            import sklearn.ensemble._stacking as stacking
+
+            X, y = make_classification(200, 5, random_state=0)
+            model = RandomForestClassifier(5, random_state=0).fit(X, y)
+            print(json.dumps({
+                "gpuml": sorted(m for m in sys.modules if m.startswith("gpuml.")
+                                and m.count(".") == 1 and not m.startswith("gpuml._")),
+                "stacking": stacking.LogisticRegression.__module__,
+                "score": model.score(X, y),
+            }))
+            """
+        )
+    )
+    plain, _ = _run([str(script)], tmp_path)
+    ours, err = _run(["-m", "gpuml", "run", str(script)], tmp_path)
+    assert ours["gpuml"] == [], ours["gpuml"]
+    assert ours["stacking"].startswith("sklearn.")
+    assert ours["score"] == plain["score"]
+    assert "0 scikit-learn names were gpuml's" in err
