@@ -44,6 +44,10 @@ gpuml's swapped classes:
   device and time). A summary line on stderr ends every ``python -m gpuml
   run``. Without a GPU, the first gpuml fit or search says once that it
   computes with NumPy on the CPU.
+
+A fitted gpuml model becomes scikit-learn's own class with
+:func:`gpuml.to_sklearn` (``gpuml/_to_sklearn.py``), which finds
+scikit-learn's classes in :data:`_ORIGINALS` while installed.
 """
 
 from __future__ import annotations
