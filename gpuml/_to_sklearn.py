@@ -21,6 +21,11 @@ What is carried over, explicitly:
   small function per class (:data:`_ADAPTERS`): KMeans' thread count, the
   neighbours estimators' search structure.
 
+A model that scikit-learn's class fitted in gpuml's place (under
+:func:`gpuml.install`, for a setting gpuml's class lacks: its
+``_gpuml_fallback``) holds scikit-learn's fitted attributes only: all of them
+are carried over, private ones included, and none is rebuilt.
+
 Other estimators (scikit-learn's, a user's) keep their class and have their
 attributes converted the same way, so that a Pipeline, ColumnTransformer or
 search of scikit-learn's holding gpuml estimators loads without gpuml too.
@@ -43,6 +48,9 @@ from gpuml._backend import is_cudf_object, is_cupy_object
 _GPUML_ONLY_PARAMS = frozenset({"client", "engine"})
 # Fitted attributes of gpuml's own: dropped (the engine a fit ran on).
 _GPUML_ONLY_ATTRIBUTES = frozenset({"engine_"})
+# gpuml's own private attributes on a model that scikit-learn's class fitted
+# under gpuml.install() (gpuml._accel's fallback: why, and the device cache).
+_FALLBACK_BOOKKEEPING = frozenset({"_gpuml_fallback", "_gpuml_cache"})
 # Private state any scikit-learn estimator may hold: set_output's
 # configuration and the set_{method}_request's.
 _BASE_PRIVATE = ("_sklearn_output_config", "_metadata_request")
@@ -210,6 +218,7 @@ def _host_value(value, memo: dict):
     object met twice (a Pipeline step in ``steps`` and in a search's
     ``best_estimator_``... or a ColumnTransformer's remainder) gives one
     converted object."""
+    import numpy as np
     from sklearn.base import BaseEstimator
     from sklearn.utils import Bunch
 
@@ -230,6 +239,13 @@ def _host_value(value, memo: dict):
         converted = type(value)()
         for key, item in value.items():
             converted[key] = _host_value(item, memo)
+    elif isinstance(value, np.ndarray) and value.dtype == object:
+        # a search's cv_results_ "param_..." column may hold estimators (a
+        # grid over Pipeline steps): a masked object array
+        converted = value.copy()
+        items = np.ma.getdata(converted)
+        for index in np.ndindex(items.shape):
+            items[index] = _host_value(items[index], memo)
     elif _is_gpumls(value):
         converted = _gpuml_object(value, memo)
     else:
@@ -286,15 +302,20 @@ def _estimator(model, memo: dict):
         }
     )
     _remember(model, result, memo)
+    # fitted by scikit-learn's own class under gpuml.install() (a setting
+    # gpuml's lacks): its attributes are all scikit-learn's, private included
+    sklearn_fit = "_gpuml_fallback" in vars(model)
     private = _BASE_PRIVATE + _PRIVATE.get(cls.__name__, ())
     for name, value in vars(model).items():
         public = name.endswith("_") and not name.startswith("_")
         if name in params or name in _GPUML_ONLY_ATTRIBUTES:
             continue
-        if public or name in private:
+        if sklearn_fit and name in _FALLBACK_BOOKKEEPING:
+            continue
+        if public or name in private or sklearn_fit:
             setattr(result, name, _host_value(value, memo))
     adapter = _ADAPTERS.get(cls.__name__)
-    if adapter is not None:
+    if adapter is not None and not sklearn_fit:
         adapter(model, result, memo)
     return result
 

@@ -587,6 +587,23 @@ def test_fitted_gpuml_search_gives_sklearns_best_estimator():
     _no_gpuml_in(result)
 
 
+def test_search_over_gpuml_steps():
+    """A grid of gpuml estimators: they are in ``cv_results_`` (an object
+    array) and ``best_params_`` too, converted there as well."""
+    model = Pipeline([("scale", StandardScaler()), ("reg", Ridge())])
+    grid = {"reg": [Ridge(alpha=1.0), Lasso(alpha=0.1)]}
+    search = GridSearchCV(model, grid, cv=3).fit(X_TRAIN, Y_REG)
+    result = gpuml.to_sklearn(search)
+    column = result.cv_results_["param_reg"]
+    assert isinstance(column, np.ma.MaskedArray)
+    assert [type(v).__module__.split(".")[0] for v in column] == ["sklearn"] * 2
+    assert [type(v).__name__ for v in column] == ["Ridge", "Lasso"]
+    assert type(result.best_params_["reg"]).__module__.startswith("sklearn.")
+    assert result.param_grid["reg"][0] is result.cv_results_["params"][0]["reg"]
+    _assert_same(result.predict(X_NEW), search.predict(X_NEW), "predict")
+    _no_gpuml_in(result)
+
+
 def test_gpuml_scorer_parameter_becomes_sklearns():
     """``scoring=`` a scorer of gpuml's: scikit-learn's, on scikit-learn's
     metric of the same name."""
@@ -660,6 +677,29 @@ def test_installed_gives_sklearns_original_class():
         _assert_same(result.predict(X_NEW), model.predict(X_NEW), "predict")
     finally:
         gpuml.uninstall()
+
+
+def test_model_that_sklearn_fitted_under_install():
+    """Under install, a setting gpuml's class lacks is fitted by scikit-learn's
+    class (``_gpuml_fallback``): its attributes, private ones included, are
+    what scikit-learn's own fit gives."""
+    import sklearn.svm
+
+    original = sklearn.svm.LinearSVC
+    gpuml.install()
+    try:
+        model = sklearn.svm.LinearSVC(multi_class="crammer_singer", max_iter=100_000)
+        assert type(model) is LinearSVC
+        model.fit(X_TRAIN, Y_CLF)
+        assert "_gpuml_fallback" in vars(model)
+        result = gpuml.to_sklearn(model)
+    finally:
+        gpuml.uninstall()
+    assert type(result) is original
+    reference = clone(result).fit(X_TRAIN, Y_CLF)
+    assert sorted(vars(result)) == sorted(vars(reference))
+    _assert_same(result.decision_function(X_NEW), model.decision_function(X_NEW), "df")
+    _no_gpuml_in(result)
 
 
 def test_pickles_load_and_predict_without_gpuml(tmp_path):
