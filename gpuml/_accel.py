@@ -46,8 +46,9 @@ gpuml's swapped classes:
   computes with NumPy on the CPU.
 
 A fitted gpuml model becomes scikit-learn's own class with
-:func:`gpuml.to_sklearn` (``gpuml/_to_sklearn.py``), which finds
-scikit-learn's classes in :data:`_ORIGINALS` while installed.
+:func:`gpuml.to_sklearn` (``gpuml/_to_sklearn.py``), installed or not (it
+takes scikit-learn's classes through
+:func:`gpuml._sklearn_compat.sklearn_own`).
 """
 
 from __future__ import annotations

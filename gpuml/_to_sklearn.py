@@ -187,14 +187,13 @@ def sklearn_class(cls: type) -> type:
     why = _NO_COUNTERPART.get(".".join([*package, cls.__name__]))
     if why is not None:
         raise TypeError(why)
+    from gpuml._sklearn_compat import sklearn_own
+
     sk_module = _sklearn_module(cls, package)
-    original = _accel._ORIGINALS.get((sk_module, cls.__name__))
-    if original is None:
-        if cls.__name__.startswith("Halving"):
-            # scikit-learn's halving searches need its experimental flag
-            importlib.import_module("sklearn.experimental.enable_halving_search_cv")
-        original = getattr(importlib.import_module(sk_module), cls.__name__)
-    return original
+    if cls.__name__.startswith("Halving"):
+        # scikit-learn's halving searches need its experimental flag
+        importlib.import_module("sklearn.experimental.enable_halving_search_cv")
+    return sklearn_own(sk_module, cls.__name__)
 
 
 def _sklearn_module(cls: type, package: list[str]) -> str:
