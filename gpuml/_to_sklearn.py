@@ -358,7 +358,12 @@ def _scorer(value, memo: dict):
         return None
     func = value._score_func
     if _is_gpumls(func):
-        func = getattr(sklearn.metrics, func.__name__)
+        func = getattr(sklearn.metrics, func.__name__, None)
+        if func is None:
+            raise TypeError(
+                f"to_sklearn cannot convert the scorer {value!r}: its metric is "
+                "gpuml's and sklearn.metrics has none of that name"
+            )
     sk_scorer = sklearn.metrics.make_scorer(
         func,
         response_method=value._response_method,
