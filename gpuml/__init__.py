@@ -12,7 +12,9 @@ that works with gpuml instead (``gpuml/_missing.py``).
 
 Without changing a script: ``python -m gpuml run script.py``,
 ``%load_ext gpuml`` or :func:`gpuml.install` make scikit-learn's names that
-gpuml implements resolve to gpuml's (``gpuml/_accel.py``).
+gpuml implements resolve to gpuml's (``gpuml/_accel.py``);
+:func:`gpuml.to_sklearn` turns a fitted gpuml model into scikit-learn's own
+class, which loads without gpuml (``gpuml/_to_sklearn.py``).
 """
 
 from gpuml import _missing
@@ -20,6 +22,7 @@ from gpuml._accel import install, uninstall
 from gpuml._backend import NoGPUError, resolve_device
 from gpuml._config import config_context, get_config, set_config
 from gpuml._show_versions import show_versions
+from gpuml._to_sklearn import to_sklearn
 from gpuml._warmup import warmup
 
 __version__ = "0.1.0.dev0"
@@ -37,6 +40,7 @@ __all__ = [
     "resolve_device",
     "set_config",
     "show_versions",
+    "to_sklearn",
     "uninstall",
     "unload_ipython_extension",
     "warmup",

@@ -48,6 +48,11 @@ gpuml's swapped classes:
   device and time). A summary line on stderr ends every ``python -m gpuml
   run``. Without a GPU, the first gpuml fit or search says once that it
   computes with NumPy on the CPU.
+
+A fitted gpuml model becomes scikit-learn's own class with
+:func:`gpuml.to_sklearn` (``gpuml/_to_sklearn.py``), installed or not (it
+takes scikit-learn's classes through
+:func:`gpuml._sklearn_compat.sklearn_own`).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from sklearn.utils import _set_output
 from sklearn.utils._encode import _check_unknown
 from sklearn.utils._mask import _get_mask
 from sklearn.utils._missing import is_pandas_na, is_scalar_nan
+from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils._param_validation import (
     HasMethods,
     Hidden,
@@ -98,6 +99,7 @@ __all__ = [
     "nearest_neighbors_constraints",
     "neighbors_fit_method",
     "num_samples",
+    "openmp_effective_n_threads",
     "routing_enabled",
     "routing_owner",
     "shuffle_labels",
@@ -135,6 +137,9 @@ enforce_prediction_order = _enforce_prediction_order
 # cross_validate, from result records.
 warn_or_raise_about_fit_failures = _warn_or_raise_about_fit_failures
 num_samples = _num_samples
+# The OpenMP thread count scikit-learn's KMeans stores at fit (``_n_threads``,
+# read by its predict): gpuml.to_sklearn sets it as that fit would.
+openmp_effective_n_threads = _openmp_effective_n_threads
 # LinearSVC/LinearSVR: scikit-learn's reading of dual="auto" and its errors
 # for the loss, penalty and dual combinations liblinear lacks.
 liblinear_dual = _validate_dual_parameter
