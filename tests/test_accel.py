@@ -34,7 +34,6 @@ def _resolve(dotted: str):
 
 def test_install_swaps_and_uninstall_restores():
     import sklearn.impute._iterative
-    import sklearn.linear_model
 
     originals = {}
     for sk_name, gpuml_name in _accel.FAMILIES.items():
@@ -509,3 +508,38 @@ def test_run_imports_nothing_of_gpuml_for_a_script_that_uses_none_of_it(tmp_path
     assert ours["stacking"].startswith("sklearn.")
     assert ours["score"] == plain["score"]
     assert "0 scikit-learn names were gpuml's" in err
+
+
+def test_installed_estimators_behave_as_sklearns(accelerated):
+    """What scikit-learn's code and users see of an estimator made from
+    scikit-learn's name: isinstance, is_classifier/is_regressor, clone,
+    get_params, repr and a pickle round trip as for scikit-learn's own."""
+    import pickle
+
+    from sklearn.base import clone, is_classifier, is_regressor
+
+    originals = _accel._ORIGINALS
+    cases = [
+        ("sklearn.linear_model", "LogisticRegression", {"C": 0.5, "max_iter": 50}),
+        ("sklearn.linear_model", "Ridge", {"alpha": 2.0}),
+        ("sklearn.preprocessing", "StandardScaler", {"with_mean": False}),
+    ]
+    X = np.arange(40.0).reshape(20, 2) % 7
+    y = np.arange(20) % 2
+    for module, name, params in cases:
+        ours = getattr(importlib.import_module(module), name)(**params)
+        theirs = originals[module, name](**params)
+        assert isinstance(ours, getattr(importlib.import_module(module), name))
+        assert type(ours).__module__.startswith("gpuml.")
+        assert is_classifier(ours) == is_classifier(theirs)
+        assert is_regressor(ours) == is_regressor(theirs)
+        assert repr(ours) == repr(theirs)
+        assert clone(ours).get_params() == ours.get_params()
+        shared = {k: v for k, v in ours.get_params().items() if k != "engine"}
+        assert shared == theirs.get_params()
+        fitted = ours.fit(X, y)
+        again = pickle.loads(pickle.dumps(fitted))
+        method = "transform" if name == "StandardScaler" else "predict"
+        np.testing.assert_array_equal(
+            getattr(again, method)(X), getattr(fitted, method)(X)
+        )
