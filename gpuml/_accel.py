@@ -689,7 +689,7 @@ def run(argv: list[str]) -> int:
             sys.path.insert(0, _script_dir(argv[0]))
             runpy.run_path(argv[0], run_name="__main__")
     finally:
-        tally.close(time.perf_counter() - started)
+        tally.finish(time.perf_counter() - started)
     return 0
 
 
@@ -728,10 +728,14 @@ class _Tally(logging.Handler):
         if self.verbose and (record.levelno >= logging.INFO or fit is not None):
             print(record.getMessage(), file=sys.stderr)
 
-    def close(self, seconds: float = 0.0) -> None:
+    def finish(self, seconds: float) -> None:
+        """Stop counting and print the summary line. Not in :meth:`close`:
+        logging's shutdown at exit closes every handler still alive, and a
+        traceback the script keeps (an exception it stored) keeps :func:`run`'s
+        frame, and so this handler, alive: the line would come twice."""
         self._logger.removeHandler(self)
         self._logger.setLevel(self._level)
-        super().close()
+        self.close()
         fallbacks = ""
         if self.fallbacks:
             count = sum(self.fallbacks.values())

@@ -160,6 +160,23 @@ def test_python_m_gpuml_run_a_script_unchanged(tmp_path):
     assert "1 gpuml searches (3 candidates, 9 fits, 3 candidates fitted" in err
 
 
+def test_run_summary_line_once_when_the_script_keeps_a_traceback(tmp_path):
+    # A stored exception's traceback keeps run()'s frame, and its handler
+    # counting the searches, alive until logging's shutdown closes it at exit:
+    # the summary line came a second time ("the script took 0.00 s").
+    script = tmp_path / "keep.py"
+    script.write_text(
+        "import sys\n"
+        "try:\n"
+        "    1 / 0\n"
+        "except ZeroDivisionError as error:\n"
+        "    sys.kept_error = error\n"
+        "print('{}')\n"
+    )
+    _, err = _run(["-m", "gpuml", "run", str(script)], tmp_path)
+    assert err.count("gpuml run: ") == 1, err
+
+
 def test_run_without_a_script_says_how(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "gpuml", "run"],
