@@ -487,8 +487,9 @@ def enet_coordinate_descent_batch(
 #: compiled coordinate descent (``sklearn/linear_model/_cd_fast.pyx``, the
 #: arithmetic that the batched sweeps mirror) rather than the batched sweeps,
 #: a Python loop over coordinates: one fit is then as fast as scikit-learn's,
-#: where the loop was 10 to 250 times slower. The batched sweeps stay the
-#: GPU's algorithm and, on the CPU, the tests' oracle of its bookkeeping.
+#: where the loop was 4 to 270 times slower (benchmarks/bench_enet_cpu.py,
+#: 2026-11-27). The batched sweeps stay the GPU's algorithm and, on the
+#: CPU, the tests' oracle of its bookkeeping.
 COMPILED_CPU = True
 
 
