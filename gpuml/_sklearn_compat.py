@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from sklearn import get_config
 from sklearn.base import _fit_context
 from sklearn.impute._base import _most_frequent
+from sklearn.linear_model import _cd_fast
 from sklearn.model_selection._validation import (
     _enforce_prediction_order,
     _insert_error_scores,
@@ -82,9 +83,13 @@ __all__ = [
     "check_unknown",
     "check_y_host",
     "deprecate_positional_args",
+    "enet_cd_dense",
+    "enet_cd_gram",
+    "enet_cd_sparse",
     "enforce_prediction_order",
     "ensure_sparse_index_int32",
     "fit_context",
+    "fixed_seed",
     "get_mask",
     "get_output_config",
     "host_most_frequent",
@@ -149,6 +154,38 @@ translate_train_sizes = _translate_train_sizes
 # permutation_test_score's shuffle of y (within groups), drawing from the
 # random state exactly as scikit-learn does.
 shuffle_labels = _shuffle
+# scikit-learn's compiled coordinate descent for one elastic net (dense X in
+# Fortran order, a Gram matrix, CSC data with int32 indices), which the CPU
+# runs in place of gpuml's batched sweeps. The positional arguments are the
+# same from 1.6 to 1.9: ``(w, alpha, beta, <data>, max_iter, tol, rng,
+# random, positive)``, where <data> is ``X, y``, ``Q, q, y`` or ``X_data,
+# X_indices, X_indptr, y, sample_weight, X_mean``; each returns ``(w, gap,
+# tol * ||y||², n_iter)`` and warns ConvergenceWarning itself. 1.8 added a
+# last argument, ``do_screening`` (gap-safe screening, on by default; 1.6 and
+# 1.7 do not screen), left at its default as scikit-learn's estimators leave it.
+enet_cd_dense = _cd_fast.enet_coordinate_descent
+enet_cd_gram = _cd_fast.enet_coordinate_descent_gram
+enet_cd_sparse = _cd_fast.sparse_enet_coordinate_descent
+
+
+class _FixedSeed:
+    """An ``rng`` whose one draw is a given seed."""
+
+    def __init__(self, seed: int):
+        self.seed = int(seed)
+
+    def randint(self, low: int, high: int) -> int:
+        return self.seed
+
+
+def fixed_seed(seed: int) -> _FixedSeed:
+    """The ``rng`` argument of :data:`enet_cd_dense` and its siblings, which
+    draw the seed of their coordinate generator (``selection="random"``)
+    once, as ``rng.randint(0, RAND_R_MAX)``: here ``seed``, drawn beforehand
+    as scikit-learn's path functions draw it."""
+    return _FixedSeed(seed)
+
+
 # ``fit`` decorator: parameter validation (skipped for nested estimators when
 # preferred) and, from scikit-learn 1.9, the callbacks' setup and teardown.
 fit_context = _fit_context

@@ -68,17 +68,6 @@ class Case(NamedTuple):
     marks: tuple = ()
 
 
-SLOW = pytest.mark.skipif(
-    not os.environ.get("GPUML_TEST_GALLERY_SLOW"),
-    reason=(
-        "gpuml's ElasticNet on the CPU runs its coordinate descent as a Python "
-        "loop over coordinates (vectorised across a batch of candidates, not "
-        "within one fit): 60 single fits of 500 features take about 6 minutes "
-        "here against 3 s for scikit-learn's Cython (the same iterations, the "
-        "same output); set GPUML_TEST_GALLERY_SLOW=1 to run it"
-    ),
-)
-
 CASES = {
     "plot_calibration": Case(
         "examples/calibration/plot_calibration.py", ("GaussianNB",)
@@ -136,7 +125,6 @@ CASES = {
     "plot_train_error_vs_test_error": Case(
         "examples/model_selection/plot_train_error_vs_test_error.py",
         ("ElasticNet",),
-        marks=(SLOW,),
     ),
 }
 

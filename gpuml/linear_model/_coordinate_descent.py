@@ -34,6 +34,16 @@ a Gram matrix or on dense residuals is instead one launch of a kernel of
 ``selection="random"`` draws coordinates with scikit-learn's own generator
 (its xorshift, seeded as it seeds it), so random fits match scikit-learn's
 too; candidates then run one after another, each as a batch of one.
+
+On the CPU (NumPy) the batch's problems are instead solved one after
+another by scikit-learn's compiled solver (``COMPILED_CPU``): each
+operator hands it what scikit-learn's fit would (``solve_one``: the Gram
+matrix and its ``Xᵀy`` column, the centred, weighted X in Fortran order, or
+the CSC data with its means and weights), so the data's preparation, the
+Gram-or-residuals choice and the warm starts stay gpuml's, and the sweeps,
+gap, ``n_iter`` and ConvergenceWarning are scikit-learn's. The Python loop
+of sweeps stays the GPU's algorithm (with sparse X or random selection
+there, and around the sweep kernels otherwise) and the tests' oracle.
 """
 
 from __future__ import annotations
@@ -65,6 +75,10 @@ from gpuml._sklearn_compat import (
     Interval,
     StrOptions,
     align_sparse_output,
+    enet_cd_dense,
+    enet_cd_gram,
+    enet_cd_sparse,
+    fixed_seed,
     validate_estimator_params,
 )
 from gpuml._validation import (
@@ -113,16 +127,29 @@ def xp_contiguous(array):
 class _GramOps:
     """``G = Xᵀ X`` (p, p) and ``B = Xᵀ y`` per candidate (p, k); the state
     is ``Qw = G @ W``. The residual's norms come from ``G`` (as
-    scikit-learn's ``enet_coordinate_descent_gram``)."""
+    scikit-learn's ``enet_coordinate_descent_gram``). ``Y`` (n, k), the
+    centred, weighted targets, is what scikit-learn's compiled solver reads
+    ``||y||²`` from (None: the batched sweeps only)."""
 
     gram = True
 
-    def __init__(self, G, B, y_norm2, xp: ModuleType, norm2=None):
+    def __init__(self, G, B, y_norm2, xp: ModuleType, norm2=None, Y=None):
         self.G, self.B = xp.ascontiguousarray(G), xp.ascontiguousarray(B)
-        self.y_norm2, self.xp = y_norm2, xp
+        self.y_norm2, self.xp, self.Y = y_norm2, xp, Y
         if norm2 is None:
             norm2 = xp.ascontiguousarray(xp.diagonal(G))
         self.norm2 = norm2
+
+    @property
+    def compiled(self) -> bool:
+        return self.Y is not None
+
+    def solve_one(self, c, w, l1, l2, *, max_iter, tol, rng, random, positive):
+        """Candidate ``c`` by scikit-learn's compiled Gram solver, from ``w``."""
+        q, y = (np.ascontiguousarray(a[:, c]) for a in (self.B, self.Y))
+        return enet_cd_gram(
+            w, l1, l2, self.G, q, y, max_iter, tol, rng, random, positive
+        )
 
     def start(self, W):
         self.Qw = self.G @ W
@@ -148,6 +175,7 @@ class _GramOps:
         out = _GramOps.__new__(_GramOps)
         out.G, out.xp, out.norm2 = self.G, self.xp, self.norm2
         out.B, out.y_norm2 = xp_contiguous(self.B[:, keep]), self.y_norm2[keep]
+        out.Y = None if self.Y is None else self.Y[:, keep]
         if hasattr(self, "Qw"):
             out.Qw = xp_contiguous(self.Qw[:, keep])
         return out
@@ -182,6 +210,16 @@ class _DenseOps:
 
     def norms(self, W):
         return (self.R * self.R).sum(axis=0), (self.R * self.Y).sum(axis=0)
+
+    compiled = True
+
+    def solve_one(self, c, w, l1, l2, *, max_iter, tol, rng, random, positive):
+        """Candidate ``c`` by scikit-learn's compiled dense solver (X in
+        Fortran order: ``XT``'s transpose), from ``w``."""
+        y = np.ascontiguousarray(self.Y[:, c])
+        return enet_cd_dense(
+            w, l1, l2, self.XT.T, y, max_iter, tol, rng, random, positive
+        )
 
     def take(self, keep):
         out = _DenseOps.__new__(_DenseOps)
@@ -268,6 +306,26 @@ class _SparseOps:
             safe = xp.where(nonzero, self.sw, 1)
             r_norm2 = xp.where(nonzero[:, None], self.R**2 / safe[:, None], 0).sum(0)
         return r_norm2, (self.R * self.Y).sum(axis=0)
+
+    @property
+    def compiled(self) -> bool:
+        """Whether scikit-learn's compiled sparse solver can read X (its
+        indices as int32)."""
+        return max(self.X.nnz, self.X.shape[0]) < np.iinfo(np.int32).max
+
+    def solve_one(self, c, w, l1, l2, *, max_iter, tol, rng, random, positive):
+        """Candidate ``c`` by scikit-learn's compiled sparse solver, from
+        ``w``."""
+        X = self.X
+        if X.indices.dtype != np.int32 or X.indptr.dtype != np.int32:
+            # (once per operator: the paths solve many problems on it)
+            X = self.X = X.copy()
+            X.indices, X.indptr = (a.astype(np.int32) for a in (X.indices, X.indptr))
+        y = np.ascontiguousarray(self.Y[:, c])
+        return enet_cd_sparse(
+            w, l1, l2, X.data, X.indices, X.indptr, y, self.sw, self.mean,
+            max_iter, tol, rng, random, positive,
+        )  # fmt: skip
 
     def take(self, keep):
         out = _SparseOps.__new__(_SparseOps)
@@ -389,8 +447,12 @@ def enet_coordinate_descent_batch(
     W : array (n_features, k); gaps : array (k,) (solver units);
     n_iter : host int array (k,); tols : array (k,) (``tol * ||y_c||²``).
     A ConvergenceWarning (scikit-learn's message) per candidate that did
-    not converge.
+    not converge. On the CPU (:data:`COMPILED_CPU`) the candidates run one
+    by one through scikit-learn's compiled solver, which warns itself; the
+    gaps and tolerances are then float64, as it returns them.
     """
+    if _compiled_solver(ops, W, xp):
+        return _solve_compiled(ops, W, l1, l2, max_iter, tol, positive, seeds)
     if seeds is None and _sweep_kernel(ops, W, xp):
         W, gaps, n_iter, failed = _solve_device(
             ops, W, l1, l2, max_iter, tol, positive, xp
@@ -419,6 +481,52 @@ def enet_coordinate_descent_batch(
     if failed.any():
         _warn_not_converged(gaps, tols, l1, failed)
     return W, gaps, n_iter, tols
+
+
+#: Whether the CPU (NumPy) runs each problem of a batch with scikit-learn's
+#: compiled coordinate descent (``sklearn/linear_model/_cd_fast.pyx``, the
+#: arithmetic that the batched sweeps mirror) rather than the batched sweeps,
+#: a Python loop over coordinates: one fit is then as fast as scikit-learn's,
+#: where the loop was 4 to 270 times slower (benchmarks/bench_enet_cpu.py,
+#: 2026-11-27). The batched sweeps stay the GPU's algorithm and, on the
+#: CPU, the tests' oracle of its bookkeeping.
+COMPILED_CPU = True
+
+
+def _compiled_solver(ops, W, xp: ModuleType) -> bool:
+    """Whether this batch runs candidate by candidate through scikit-learn's
+    compiled solver: on the CPU, for an operator that can (the fold
+    operators of cross-validation's GPU batches cannot)."""
+    return (
+        COMPILED_CPU
+        and xp is np
+        and bool(getattr(ops, "compiled", False))
+        and W.dtype in FLOAT_DTYPES
+    )
+
+
+def _solve_compiled(ops, W, l1, l2, max_iter, tol, positive, seeds):
+    """The batch's candidates one after another, each by scikit-learn's
+    compiled solver (``ops.solve_one``) from its column of ``W``; the
+    solver draws the seed of ``selection="random"`` from ``seeds``, and
+    warns itself where a candidate stops at ``max_iter``. Returns what
+    :func:`enet_coordinate_descent_batch` returns (the gaps in float64, as
+    the solver gives them)."""
+    n_features, k = W.shape
+    out = np.empty((n_features, k), dtype=W.dtype)
+    gaps = np.empty(k, dtype=np.float64)
+    tols = np.empty(k, dtype=np.float64)
+    n_iter = np.empty(k, dtype=np.int64)
+    l1, l2 = np.asarray(l1, dtype=np.float64), np.asarray(l2, dtype=np.float64)
+    for c in range(k):
+        w = np.array(W[:, c], dtype=W.dtype)  # contiguous, the solver's to update
+        w, gaps[c], tols[c], n_iter[c] = ops.solve_one(
+            c, w, float(l1[c]), float(l2[c]), max_iter=max_iter, tol=tol,
+            rng=fixed_seed(0 if seeds is None else seeds[c]),
+            random=seeds is not None, positive=positive,
+        )  # fmt: skip
+        out[:, c] = w
+    return out, gaps, n_iter, tols
 
 
 def _warn_not_converged(gaps, tols, l1, failed) -> None:
@@ -796,7 +904,11 @@ class _EnetData:
         index = xp.asarray(np.asarray(targets, dtype=np.int64))
         Y = self.Y[:, index]
         if self.kind == "gram":
-            return _GramOps(self.G, self.Xy[:, index], (Y * Y).sum(axis=0), xp)
+            # (the targets kept for the CPU's compiled solver only)
+            targets_kept = Y if xp is np else None
+            return _GramOps(
+                self.G, self.Xy[:, index], (Y * Y).sum(axis=0), xp, Y=targets_kept
+            )
         if self.kind == "dense":
             return _DenseOps(self.X, Y, xp)
         return _SparseOps(self.X, self.X_offset, self.sw, Y, xp)

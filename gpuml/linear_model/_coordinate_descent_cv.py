@@ -25,6 +25,10 @@ but fits the paths together:
   the fold's ``l1_ratio`` candidates).
 - Sparse X (never densified) runs one batched descent per fold and step,
   over the fold's ``l1_ratio`` candidates.
+- On the CPU (NumPy) every fold runs its own paths, as for sparse X: each
+  step's problems go one by one through scikit-learn's compiled coordinate
+  descent (see ``COMPILED_CPU`` in ``_coordinate_descent.py``), warm-started
+  alike; batching them would only feed a Python loop over coordinates.
 - The held-out mean squared errors of every (``l1_ratio``, alpha, fold) are
   computed at the end, one matrix product per fold, and reach the host in
   one transfer.

@@ -1,8 +1,9 @@
 """The cross-validated elastic-net paths of LassoCV and ElasticNetCV (see
 :mod:`gpuml.linear_model._coordinate_descent_cv`): the folds' operators,
 which let one batched coordinate descent fit every (fold, ``l1_ratio``)
-candidate of a path step, each on its own fold's data; the alpha grid; the
-paths and their held-out mean squared errors.
+candidate of a path step on the GPU, each on its own fold's data; the
+alpha grid; the paths and their held-out mean squared errors. On the CPU
+each fold's paths run on their own, through scikit-learn's compiled solver.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sklearn.utils import check_random_state
 
 from gpuml._array import is_sparse, to_host
 from gpuml._reductions import column_mean
+from gpuml.linear_model import _coordinate_descent as cd
 from gpuml.linear_model._coordinate_descent import (
     _RAND_R_MAX,
     _prepare,
@@ -385,8 +387,10 @@ def path_mse(
     # "auto": gpuml's own choice (the Gram form where n_train >= p, see _prepare)
     flag = False if isinstance(precompute, str) else precompute
     fits = {}  # fold -> (coefs (n_alphas, p, n_l1), X_offset, y_offset)
-    # (fold, operator, X_offset, y_offset, n_train) by form
-    batched = {"gram": [], "dense": []}
+    # (fold, operator, X_offset, y_offset, n_train) by form: the folds whose
+    # paths run as one batch on the GPU; on the CPU, where scikit-learn's
+    # compiled solver fits each problem, every fold runs its own paths
+    batched = {} if cd.COMPILED_CPU and xp is np else {"gram": [], "dense": []}
     solve = dict(max_iter=max_iter, tol=tol, positive=positive, xp=xp)
     for f, (train, _) in enumerate(folds):
         rows = xp.asarray(train)
@@ -416,7 +420,7 @@ def path_mse(
             batched[data.kind].append((f, ops, data.X_offset, data.y_offset, n_train))
             del data
             continue
-        # sparse: the fold's own descent per step, over its l1_ratios
+        # the fold's own descent per step, over its l1_ratios
         l1, l2 = _penalties(alphas, l1_ratios, n_train)
         fold_seeds = None if seeds is None else seeds[:, f, :].T
         coefs = _path(

@@ -400,8 +400,11 @@ def _emulated_kernel_sweep(ops, W, l1, l2, excluded, skip, positive, done=None):
 def test_gpu_solver_bookkeeping_with_fold_operators(rng, monkeypatch, shape):
     """The GPU's solver (host bookkeeping, stopped candidates kept in place,
     one kernel launch per fold) with the fold operators, the launches
-    emulated by NumPy: the paths of the CPU solver."""
+    emulated by NumPy: the paths of the batched sweeps on the CPU (which
+    the CPU's folds run when scikit-learn's compiled solver is off)."""
     from gpuml.linear_model import _coordinate_descent_paths as paths
+
+    monkeypatch.setattr(cd, "COMPILED_CPU", False)
 
     X, y = _regression(rng, *shape)
     X[:4, 3] = 0.0
