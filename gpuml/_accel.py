@@ -645,7 +645,7 @@ def _say_device_once() -> None:
         why = _probe_cupy()[1]
     print(
         f"gpuml: computing with NumPy on the CPU ({why}); the results are "
-        "those of the GPU, only slower",
+        "those of the GPU",
         file=sys.stderr,
     )
 
