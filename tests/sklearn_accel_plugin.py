@@ -9,7 +9,10 @@ every public scikit-learn name that gpuml implements (the estimators of
 and in ``sklearn.model_selection`` the searches and cross-validation helpers)
 is gpuml's when the test module imports it, as in a script run by ``python
 -m gpuml run``. ``tests/test_sklearn_accel_suite.py`` runs scikit-learn's
-``test_search.py``, ``test_validation.py`` and ``test_pipeline.py`` with it.
+``test_search.py``, ``test_validation.py`` and ``test_pipeline.py`` with it,
+``tests/test_sklearn_accel_families.py`` the files of every family harness
+(``tests/*/test_sklearn_*suite*.py``). Only what :func:`gpuml.install` does
+applies: none of the harness plugins' own patches.
 """
 
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401

@@ -39,10 +39,17 @@ def suite_device() -> str:
 
 
 def run_sklearn_tests(
-    plugin: str, files, tmp_path, select: str | None = None, env: dict | None = None
+    plugin: str,
+    files,
+    tmp_path,
+    select: str | None = None,
+    env: dict | None = None,
+    name: str | None = None,
 ) -> dict:
     """``{(class name, test name): "passed" | "failed" | "skipped"}``; ``env``
-    adds to (or overrides) this process's environment for the subprocess."""
+    adds to (or overrides) this process's environment for the subprocess;
+    ``name`` names the report kept under ``GPUML_SUITE_REPORTS`` (the
+    plugin's by default)."""
     report = tmp_path / "report.xml"
     env = {**os.environ, **(env or {})}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *sys.path])
@@ -59,7 +66,8 @@ def run_sklearn_tests(
     keep = os.environ.get("GPUML_SUITE_REPORTS")
     if keep:  # the JUnit report, tracebacks included, kept for a later look
         Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(report, Path(keep) / f"{plugin.rpartition('.')[2]}.xml")
+        name = name or plugin.rpartition(".")[2]
+        shutil.copyfile(report, Path(keep) / f"{name}.xml")
     outcome = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         failed = case.find("failure") is not None or case.find("error") is not None
@@ -104,7 +112,7 @@ class Category:
         return self.name is None or re.fullmatch(self.name, name) is not None
 
 
-def _failures(report) -> dict:
+def failures_of(report) -> dict:
     """``{(file, test name): failure text}`` of pytest's JUnit report."""
     failures = {}
     for case in ET.parse(report).getroot().iter("testcase"):
@@ -142,7 +150,17 @@ def assert_fails_only_as_known(
     env = {"GPUML_DEVICE": suite_device()} if device else None
     files = _paths(suites)
     outcome = run_sklearn_tests(plugin, files, tmp_path, select=select, env=env)
-    failures = _failures(tmp_path / "report.xml")
+    check_fails_only_as_known(
+        outcome, failures_of(tmp_path / "report.xml"), known, passed
+    )
+    return outcome
+
+
+def check_fails_only_as_known(outcome: dict, failures: dict, known, passed) -> None:
+    """The assertions of :func:`assert_fails_only_as_known`, on the outcome
+    of a run already made (:func:`run_sklearn_tests`) and its failures
+    (:func:`failures_of`): of one subprocess's report, or of the part of it
+    that some files make up."""
     by_file = isinstance(known, dict)
     if not by_file:  # the files together: one group, keyed None
         known, passed = {None: known}, {None: passed}
@@ -173,7 +191,6 @@ def assert_fails_only_as_known(
         for category in categories:
             assert counts[key, category.reason] <= category.most, measured
         assert passes[key] >= passed[key], measured
-    return outcome
 
 
 def plugin_swapped(plugin: str):

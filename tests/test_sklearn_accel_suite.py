@@ -24,6 +24,10 @@ least its :data:`PASSED` tests. Measured with scikit-learn 1.9.1 on the CPU,
 The skipped tests (30, 90 and 19) are skipped for both: array-API tests
 without PyTorch, CuPy under ``array_api_dispatch`` or ``array_api_strict``,
 and optional dataframe libraries.
+
+The other families' files (each family harness's, ``tests/*/
+test_sklearn_*suite*.py``) run under the same plugin in
+``tests/test_sklearn_accel_families.py``, whose docstring has their counts.
 """
 
 from __future__ import annotations
