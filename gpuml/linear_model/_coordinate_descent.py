@@ -1227,8 +1227,8 @@ class ElasticNet(
     >>> X = rng.normal(size=(100, 4))
     >>> y = X @ np.array([1.0, 0.0, -2.0, 0.0]) + 0.5
     >>> model = ElasticNet(alpha=0.01, l1_ratio=0.7).fit(X, y)
-    >>> np.round(model.coef_, 1)
-    array([ 1.,  0., -2.,  0.])
+    >>> np.round(model.coef_, 1)  # -0.: scikit-learn's solver's signed zero
+    array([ 1.,  0., -2., -0.])
     >>> round(float(model.intercept_), 1)
     0.5
     """
