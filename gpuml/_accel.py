@@ -112,27 +112,6 @@ _LOG = logging.getLogger("gpuml.accel")
 _said_cpu = False
 
 
-def swappable(sk_module, gpuml_module) -> list[str]:
-    """The names of ``gpuml_module.__all__`` that ``sk_module`` has as another
-    object (a scikit-learn splitter that gpuml re-exports is the same
-    object: nothing to swap). A halving search not enabled yet is left
-    alone (scikit-learn's module raises its ImportError for it)."""
-    names = []
-    wanted = gpuml_module.__all__
-    if sk_module.__name__ == "sklearn.model_selection":
-        wanted = [name for name in wanted if name in SEARCHES]
-    for name in wanted:
-        try:
-            theirs = getattr(sk_module, name)
-        except (AttributeError, ImportError):
-            continue
-        if theirs is not _ours(gpuml_module, name) and theirs is not getattr(
-            gpuml_module, name
-        ):
-            names.append(name)
-    return names
-
-
 def installed() -> bool:
     """Whether :func:`install` (or ``python -m gpuml run``) is in effect."""
     return _HOOK.attached()
