@@ -1,4 +1,4 @@
-// The elastic net's coordinate descent (gpuml/linear_model/_coordinate_descent.py):
+// The elastic net's coordinate descent (gpuml/linear_model/_coordinate_descent_solver.py):
 // one whole cyclic sweep of a batch of candidates in one launch, on a shared Gram
 // matrix (enet_gram_sweep) or on dense residuals (enet_dense_sweep, below). One block per candidate; thread 0 makes the coordinate's update (the
 // same operations, in the same order and rounding, as the NumPy/CuPy path: the

@@ -5,7 +5,7 @@ scikit-learn (``LinearModelCV``) fits, for every ``l1_ratio`` and every
 fold, the whole alpha path by coordinate descent, each alpha warm-started
 from the previous one, then scores every model on the fold's held-out rows.
 gpuml computes the same models with the same updates
-(:func:`~gpuml.linear_model._coordinate_descent.enet_coordinate_descent_batch`),
+(:func:`~gpuml.linear_model._coordinate_descent_solver.enet_coordinate_descent_batch`),
 but fits the paths together:
 
 - Each fold's data are taken from the device-resident X by an index array
@@ -27,8 +27,8 @@ but fits the paths together:
   over the fold's ``l1_ratio`` candidates.
 - On the CPU (NumPy) every fold runs its own paths, as for sparse X: each
   step's problems go one by one through scikit-learn's compiled coordinate
-  descent (see ``COMPILED_CPU`` in ``_coordinate_descent.py``), warm-started
-  alike; batching them would only feed a Python loop over coordinates.
+  descent (see ``COMPILED_CPU`` in ``_coordinate_descent_solver.py``),
+  warm-started alike; batching them would only feed a Python loop over coordinates.
 - The held-out mean squared errors of every (``l1_ratio``, alpha, fold) are
   computed at the end, one matrix product per fold, and reach the host in
   one transfer.

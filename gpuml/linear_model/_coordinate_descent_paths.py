@@ -15,10 +15,10 @@ from sklearn.utils import check_random_state
 
 from gpuml._array import is_sparse, to_host
 from gpuml._reductions import column_mean
-from gpuml.linear_model import _coordinate_descent as cd
-from gpuml.linear_model._coordinate_descent import (
+from gpuml.linear_model import _coordinate_descent_solver as solver
+from gpuml.linear_model._coordinate_descent import _prepare
+from gpuml.linear_model._coordinate_descent_solver import (
     _RAND_R_MAX,
-    _prepare,
     enet_coordinate_descent_batch,
 )
 
@@ -390,7 +390,7 @@ def path_mse(
     # (fold, operator, X_offset, y_offset, n_train) by form: the folds whose
     # paths run as one batch on the GPU; on the CPU, where scikit-learn's
     # compiled solver fits each problem, every fold runs its own paths
-    batched = {} if cd.COMPILED_CPU and xp is np else {"gram": [], "dense": []}
+    batched = {} if solver.COMPILED_CPU and xp is np else {"gram": [], "dense": []}
     solve = dict(max_iter=max_iter, tol=tol, positive=positive, xp=xp)
     for f, (train, _) in enumerate(folds):
         rows = xp.asarray(train)

@@ -400,7 +400,7 @@ def test_batched_sweeps_on_the_cpu_equal_the_compiled_solver(
     is off: the same fits (a batch of candidates and two targets) up to
     rounding."""
     from gpuml import config_context
-    from gpuml.linear_model import _coordinate_descent as cd
+    from gpuml.linear_model import _coordinate_descent_solver as cd
 
     # shapes and alphas where scikit-learn's solver converges well within
     # max_iter on every draw (measured over 1,000 draws per case: at most
@@ -437,7 +437,7 @@ def test_sweep_kernel_matches_per_coordinate_path(
     dot products' sums; for a batch of candidates and targets."""
     cp = pytest.importorskip("cupy")
     from gpuml import config_context
-    from gpuml.linear_model import _coordinate_descent as cd
+    from gpuml.linear_model import _coordinate_descent_solver as cd
 
     X, Y = _regression(rng, *shape, n_targets=2, dtype=dtype)
     grid = [{"alpha": a, "l1_ratio": r} for a in (0.01, 0.1, 1.0) for r in (0.5, 1)]

@@ -18,7 +18,7 @@ from sklearn.model_selection import GroupKFold, KFold
 
 from gpuml._sklearn_compat import InvalidParameterError
 from gpuml.linear_model import ElasticNetCV, LassoCV
-from gpuml.linear_model import _coordinate_descent as cd
+from gpuml.linear_model import _coordinate_descent_solver as cd
 from gpuml.model_selection import GridSearchCV
 
 TOL = 1e-10  # both sides: the paths then agree far below RTOL
