@@ -127,18 +127,40 @@ def _output_configured(estimator) -> bool:
     return False
 
 
-def _string_codes(values: np.ndarray, out: np.ndarray, strings=None, key=None):
+def _string_codes(column, out: np.ndarray, strings=None, key=None):
     """A string column's positions among its sorted distinct strings, written
     into ``out`` (NaN for NaN, ``None`` after the strings); the number of
     positions, or None when the column holds anything but ``str``, ``None``
     and float NaN. ``strings[key]`` receives the category of each position
-    (an object array: the strings, then ``None`` if any)."""
+    (an object array: the strings, then ``None`` if any).
+
+    ``column`` is a pandas Series or an object array. A pandas string
+    column (pandas' default for text: ``str``, Arrow-backed) is factorised
+    as it is, without a Python object per row; an object column is first
+    grouped by its objects (most columns repeat a few objects: those of the
+    labels they were made or read from), so that the strings themselves are
+    hashed, compared and sorted once per distinct object."""
     import pandas as pd
 
+    if isinstance(getattr(column, "dtype", None), pd.StringDtype):
+        return _string_dtype_codes(column, out, strings, key)
+    values = np.ascontiguousarray(
+        column.to_numpy(dtype=object) if isinstance(column, pd.Series) else column,
+        dtype=object,
+    )
+    rows = None  # row -> distinct object, where grouping pays
+    if values.size:
+        rows, objects = pd.factorize(_references(values))
+        if 2 * len(objects) <= values.size:
+            first = np.empty(len(objects), dtype=np.intp)
+            first[rows] = np.arange(values.size)  # a row of each object
+            values = values[first]
+        else:
+            rows = None
     if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
         return None
     codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
-    out[...] = codes
+    codes = codes.astype(np.float64)
     n_codes = len(uniques)
     missing = np.flatnonzero(codes < 0)
     if missing.size:
@@ -149,13 +171,41 @@ def _string_codes(values: np.ndarray, out: np.ndarray, strings=None, key=None):
             if not (value is None or (isinstance(value, float) and value != value)):
                 return None
         is_none = ~absent.astype(bool)  # (NaN is true, None false)
-        out[missing] = np.where(is_none, n_codes, np.nan)
+        codes[missing] = np.where(is_none, n_codes, np.nan)
         if is_none.any():
             uniques = np.append(np.asarray(uniques, dtype=object), None)
             n_codes += 1
+    out[...] = codes if rows is None else codes[rows]
     if strings is not None:
         strings[key] = np.asarray(uniques, dtype=object)
     return n_codes
+
+
+def _string_dtype_codes(column, out: np.ndarray, strings, key):
+    """:func:`_string_codes` of a pandas ``StringDtype`` column: its missing
+    values are NaN to scikit-learn where the dtype's ``na_value`` is NaN
+    (pandas' default ``str``); ``pd.NA`` is left to scikit-learn's own way.
+    pandas sorts the distinct strings by code point (Arrow's UTF-8 bytes
+    sort so), Python's order of ``str``."""
+    if column.dtype.na_value is not np.nan and column.isna().any():
+        return None
+    codes, uniques = column.factorize(sort=True, use_na_sentinel=True)
+    out[...] = codes
+    out[codes < 0] = np.nan
+    if strings is not None:
+        strings[key] = np.asarray(uniques, dtype=object)
+    return len(uniques)
+
+
+def _references(values: np.ndarray) -> np.ndarray:
+    """The object references of a C-contiguous object array as integers (the
+    same integer for the same object), a view of its buffer for the caller
+    to use while it holds ``values``: NumPy refuses to view an array of
+    references as integers, so ctypes reads the same memory."""
+    import ctypes
+
+    buffer = (ctypes.c_size_t * values.size).from_address(values.ctypes.data)
+    return np.frombuffer(buffer, dtype=np.uintp)
 
 
 class TablePlan:
@@ -226,9 +276,8 @@ class TablePlan:
         exact = _FLOAT32_EXACT if self.dtype is np.float32 else 2**53
         for position, (_, column) in enumerate(X.items()):
             if position in self.string_positions:
-                values = column.to_numpy(dtype=object)
                 found = _string_codes(
-                    values, columns[position], self._strings, position
+                    column, columns[position], self._strings, position
                 )
                 if found is None or found >= exact:
                     return None

@@ -231,6 +231,87 @@ def test_codes_keep_sklearns_order_of_categories():
     assert _table._string_codes(np.array(["a", pd.NaT], dtype=object), out) is None
 
 
+def _codes_oracle(values):
+    """The positions as scikit-learn's encoders order categories, from the
+    strings themselves: sorted distinct strings, then None, NaN as NaN."""
+    present = sorted({v for v in values if isinstance(v, str)})
+    has_none = any(v is None for v in values)
+    index = {v: i for i, v in enumerate(present)}
+    codes = [
+        index[v] if isinstance(v, str) else (len(present) if v is None else np.nan)
+        for v in values
+    ]
+    return np.array(codes, dtype=np.float64), present + [None] * has_none
+
+
+def _columns_of_strings(rng, n=400):
+    """Object columns whose rows repeat a few objects, or are distinct
+    objects with equal strings; with None, NaN (the NumPy constant and
+    distinct float objects), non-ASCII text and non-BMP characters."""
+    words = ["bb", "B", "ab", "éé", "\uffff", "\U0001f600x", "", "a b", "Zeta"]
+    shared = np.array(words, dtype=object)[rng.integers(0, len(words), n)]
+    distinct = np.array([w + "~~" for w in shared], dtype=object)  # new objects
+    mixed = shared.copy()  # a few rows: new objects equal to others' strings
+    for i in np.flatnonzero(rng.random(n) < 0.2):
+        mixed[i] = "".join([mixed[i], "~"])[:-1]
+    with_missing = shared.copy()
+    with_missing[rng.random(n) < 0.1] = None
+    with_missing[rng.random(n) < 0.1] = np.nan
+    with_missing[rng.random(n) < 0.05] = float("nan")  # other NaN objects
+    return {
+        "shared": shared,
+        "distinct": distinct,
+        "mixed": mixed,
+        "missing": with_missing,
+        "all None": np.array([None] * 5, dtype=object),
+        "all NaN": np.array([np.nan, float("nan")], dtype=object),
+        "empty": np.array([], dtype=object),
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["shared", "distinct", "mixed", "missing", "all None", "all NaN", "empty"],
+)
+@pytest.mark.parametrize("form", ["array", "object", "category", "str", "string"])
+def test_string_codes_as_the_strings_order_them(rng, name, form):
+    """The positions and categories, whichever way pandas holds the column:
+    an object array, an object Series (grouped by its objects), a
+    categorical, pandas' ``str`` (missing values NaN) and ``string`` (pd.NA,
+    left to scikit-learn where present)."""
+    values = _columns_of_strings(rng)[name]
+    column = {
+        "array": lambda: values,
+        "object": lambda: pd.Series(values, dtype=object),
+        "category": lambda: pd.Series(values, dtype=object).astype("category"),
+        "str": lambda: pd.Series(values, dtype=object).astype("str"),
+        "string": lambda: pd.Series(values, dtype=object).astype("string"),
+    }[form]()
+    if form == "category":
+        # a categorical's missing values are NaN to scikit-learn
+        values = np.where(pd.isna(values), np.nan, values)
+    if form in ("str", "string"):
+        values = np.array([np.nan if pd.isna(v) else v for v in values], object)
+    expected, categories = _codes_oracle(values)
+    out, strings = np.full(len(values), -7.0), {}
+    found = _table._string_codes(column, out, strings, "key")
+    if form == "string" and pd.isna(values).any():
+        assert found is None  # pd.NA: scikit-learn's own way
+        return
+    assert found == len(categories)
+    np.testing.assert_array_equal(out, expected)
+    assert strings["key"].dtype == object
+    assert list(strings["key"]) == categories
+
+
+def test_string_codes_refuse_other_objects():
+    out = np.empty(3)
+    for other in (1, 2.5, pd.NA, pd.NaT, b"a"):
+        values = np.array(["a", other, "a"], dtype=object)
+        assert _table._string_codes(values, out) is None
+        assert _table._string_codes(pd.Series(values, dtype=object), out) is None
+
+
 def test_make_column_selector_is_resolved(rng, spy):
     X, y = _table_frame(rng)
     ours = make_pipeline(
