@@ -40,7 +40,13 @@ iteration's data work is dense linear algebra that a GPU does well:
    serves newton-cg and newton-cholesky;
 4. a backtracking (Armijo) line search on the true objective, each
    candidate with its own step (one data pass per trial for the candidates
-   still searching).
+   still searching);
+5. with more than two classes and an L1 term, before each iteration, the
+   exact minimiser of the penalty over a shift of each feature's
+   coefficients that is the same for every class (:func:`_class_shifts`,
+   on the host): the multinomial loss does not see that shift, so
+   Newton's model has no curvature along it and cannot take it, yet the
+   L1 optimum needs it (the signs of a feature's classes balance there).
 
 Every candidate stops on its own criterion: the largest entry of the
 minimum-norm subgradient of ``F`` at most ``tol`` (the gradient test of
@@ -367,6 +373,43 @@ def _polish(W, V, grad, H, thresholds, allowed, xp, rounds: int = 8):
     return xp.where(better[:, None], V, start)
 
 
+def _class_shifts(W, l1, l2, penalised):
+    """The shift ``s`` (k, q) of each penalised feature's coefficients over
+    the classes that minimises the elastic-net penalty of ``W + s`` (host
+    arrays; ``W`` (k, rows, q), ``l1``/``l2`` (k,), ``penalised`` (q,)
+    bool), the one nearest 0 where several do.
+
+    The multinomial loss is blind to such a shift (every row's decision
+    values move together), so it lowers the objective by the penalty alone;
+    Newton's model cannot take it where the classes' coefficients of a
+    feature all differ from zero (its curvature there is rounding, which
+    the solve cuts): at the optimum of an L1 penalty the signs of a
+    feature's coefficients over the classes balance, so without the shift
+    a fit can stop short of the zero it needs (a ConvergenceWarning on
+    features of large scale). The penalty along ``s`` is convex and
+    piecewise quadratic: its minimiser is a breakpoint (``-W``) or the
+    stationary point of a piece, all tried here."""
+    k, rows, q = W.shape
+    V = W.transpose(0, 2, 1)  # (k, q, rows)
+    a, b = l1[:, None, None], l2[:, None, None]
+    points = [np.zeros((k, q, 1)), -V]
+    if (l2 > 0).any():
+        below = np.arange(rows + 1)  # breakpoints below the stationary point
+        safe = np.where(b > 0, b, 1.0)
+        roots = -(a * (2 * below - rows) + b * V.sum(axis=2, keepdims=True))
+        points.append(np.where(b > 0, roots / (rows * safe), 0.0))
+    P = np.concatenate(points, axis=2)  # (k, q, m) trial shifts
+    moved = V[:, :, None, :] + P[:, :, :, None]
+    phi = (a[..., None] * np.abs(moved) + 0.5 * b[..., None] * moved * moved).sum(
+        axis=3
+    )
+    best = phi.min(axis=2, keepdims=True)
+    near = phi <= best + 1e-13 * np.abs(best)  # rounding: take the nearest 0
+    choice = np.where(near, np.abs(P), np.inf).argmin(axis=2)
+    shifts = np.take_along_axis(P, choice[:, :, None], axis=2)[:, :, 0]
+    return np.where(penalised[None, :] & (l1[:, None] > 0), shifts, 0.0)
+
+
 def proximal_newton(
     X,
     y_index,
@@ -400,12 +443,14 @@ def proximal_newton(
     mask = np.ones(q)
     if fit_intercept and not penalize_intercept:
         mask[-1] = 0.0
+    penalised = mask > 0
     mask = xp.asarray(np.tile(mask, rows))
     # the penalties need the total weight, which the problem computes
     problem = _Problem(Z, y_index, n_classes, weights, None, None, mask, xp)
     inverse = np.where(np.isinf(C), 0.0, 1.0 / C) / problem.total
-    problem.l1 = xp.asarray(inverse * ratio)
-    problem.l2 = xp.asarray(inverse * (1.0 - ratio))
+    l1_host, l2_host = inverse * ratio, inverse * (1.0 - ratio)
+    problem.l1, problem.l2 = xp.asarray(l1_host), xp.asarray(l2_host)
+    shifting = rows > 1 and bool((l1_host > 0).any())
     D = rows * q
     W = xp.zeros((k, D)) if x0 is None else xp.asarray(x0).reshape(k, D).copy()
     n_iter = np.zeros(k, dtype=np.int32)
@@ -419,6 +464,12 @@ def proximal_newton(
             break
         idx = xp.asarray(active)
         Wa = W[idx]
+        if shifting:  # the loss's flat directions, where Newton's step is blind
+            host = np.asarray(to_host(Wa)).reshape(active.size, rows, q)
+            shifts = _class_shifts(host, l1_host[active], l2_host[active], penalised)
+            if shifts.any():
+                Wa = xp.asarray((host + shifts[:, None, :]).reshape(active.size, D))
+                W[idx] = Wa
         value, grad, H = problem.derivatives(Wa, idx)
         thresholds = thresholds_all[idx]
         violation = to_host(xp.abs(_subgradient(Wa, grad, thresholds, xp)).max(axis=1))

@@ -314,10 +314,7 @@ def test_l1_optimal_on_hard_data(backend, rng, dtype, n_classes):
     """Scales over six orders of magnitude, nearly collinear columns and a
     few outlying rows: the fit meets its optimality test (scikit-learn's
     saga reaches it only after many thousand epochs)."""
-    X, y = _data(rng, n_classes, n_samples=200, n_features=6)
-    X[:, 1] = X[:, 0] + 1e-4 * rng.normal(size=len(y))
-    X *= np.logspace(-3, 3, X.shape[1])
-    X[:3] *= 50.0
+    X, y = _hard_data(rng, n_classes)
     X = X.astype(dtype)
     params = dict(solver="saga", l1_ratio=0.8, C=2.0, tol=1e-8)
     model = LogisticRegression(**params)
@@ -336,6 +333,76 @@ def test_l1_optimal_on_hard_data(backend, rng, dtype, n_classes):
     atol = 1e-5 * np.abs(exact * scale).max()
     np.testing.assert_allclose(coef * scale, exact * scale, rtol=0, atol=atol)
     assert np.array_equal(coef == 0, exact == 0)
+
+
+def _hard_data(rng, n_classes):
+    """test_l1_optimal_on_hard_data's data."""
+    X, y = _data(rng, n_classes, n_samples=200, n_features=6)
+    X[:, 1] = X[:, 0] + 1e-4 * rng.normal(size=len(y))
+    X *= np.logspace(-3, 3, X.shape[1])
+    X[:3] *= 50.0
+    return X, y
+
+
+def test_multinomial_l1_takes_the_loss_flat_shift(backend):
+    """A draw of the hard data (GPUML_TEST_SEED=15814079) on which the fit
+    stopped at max_iter, its subgradient 1.4e-3 whatever max_iter: the
+    three classes' coefficients of the largest feature were all non-zero,
+    where the optimum needs one at zero, and the move that gets there (the
+    same shift of all three, to which the multinomial loss is blind) has
+    no curvature for Newton's model. With the shift taken exactly the fit
+    converges in a few iterations."""
+    X, y = _hard_data(np.random.default_rng([15814079, 713536863]), 3)
+    params = dict(solver="saga", l1_ratio=0.8, C=2.0, tol=1e-8)
+    model = LogisticRegression(**params)  # ConvergenceWarning: an error here
+    model.fit(backend.asarray(X), backend.asarray(y))
+    host = SkLogisticRegression(**params)
+    host.coef_ = backend.to_numpy(model.coef_)
+    host.intercept_ = backend.to_numpy(model.intercept_)
+    assert _violation(host, X, y, 2.0, 0.8) <= 1e-8
+    assert model.n_iter_[0] <= 20
+    # the balance the shift finds: each feature's non-zero classes
+    assert np.all((host.coef_ != 0).sum(axis=0) < 3)
+
+
+def test_class_shifts_minimise_the_penalty(rng):
+    """The shift of a feature's coefficients over the classes: the
+    penalty's minimiser (against a fine grid and the breakpoints), the one
+    nearest 0 among several, none where the penalty has no L1 term or the
+    feature none at all."""
+    from gpuml.linear_model._logistic_proximal import _class_shifts
+
+    for _ in range(40):
+        k, rows, q = 3, int(rng.integers(2, 6)), 4
+        W = rng.normal(size=(k, rows, q)) * rng.choice([1e-6, 1.0, 1e3], (k, 1, q))
+        W[rng.random(W.shape) < 0.2] = 0.0
+        l1 = rng.choice([0.0, 0.01, 1.0], size=k)
+        l2 = rng.choice([0.0, 0.5, 3.0], size=k)
+        penalised = np.array([True, True, True, False])
+        shifts = _class_shifts(W, l1, l2, penalised)
+        for c in range(k):
+            for j in range(q):
+                if not penalised[j] or l1[c] == 0:
+                    assert shifts[c, j] == 0.0
+                    continue
+                v = W[c, :, j]
+
+                def penalty(t, v=v, a=l1[c], b=l2[c]):
+                    return np.sum(a * np.abs(v + t) + 0.5 * b * (v + t) ** 2)
+
+                span = 3 * np.abs(v).max() + 1.0
+                trials = np.concatenate([np.linspace(-span, span, 4001), -v, [0.0]])
+                best = min(penalty(t) for t in trials)
+                got = penalty(shifts[c, j])
+                assert got <= best + 1e-12 * (1 + abs(best))
+                assert got <= penalty(0.0)
+    # several minimisers (an L1 penalty, an even number of classes): the
+    # interval's point nearest 0
+    W = np.array([[[-1.0], [-2.0], [3.0], [4.0]]])  # minimisers: shifts in [-3, 1]
+    one = np.ones(1)
+    assert _class_shifts(W, one, 0 * one, np.array([True]))[0, 0] == 0.0
+    W = W + 5.0  # now [-8, -4]
+    assert _class_shifts(W, one, 0 * one, np.array([True]))[0, 0] == -4.0
 
 
 def test_sparse_equals_dense(backend, rng):
