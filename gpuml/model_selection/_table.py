@@ -142,8 +142,11 @@ def _string_codes(column, out: np.ndarray, strings=None, key=None):
     hashed, compared and sorted once per distinct object."""
     import pandas as pd
 
-    if isinstance(getattr(column, "dtype", None), pd.StringDtype):
+    dtype = getattr(column, "dtype", None)
+    if isinstance(dtype, pd.StringDtype):
         return _string_dtype_codes(column, out, strings, key)
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _categorical_codes(column, out, strings, key)
     values = np.ascontiguousarray(
         column.to_numpy(dtype=object) if isinstance(column, pd.Series) else column,
         dtype=object,
@@ -195,6 +198,27 @@ def _string_dtype_codes(column, out: np.ndarray, strings, key):
     if strings is not None:
         strings[key] = np.asarray(uniques, dtype=object)
     return len(uniques)
+
+
+def _categorical_codes(column, out: np.ndarray, strings, key):
+    """:func:`_string_codes` of a pandas categorical: from its codes, the
+    categories that occur (scikit-learn sees the values, not the dtype's
+    list) ranked in Python's order of ``str``; missing values are NaN."""
+    import pandas as pd
+
+    codes = column.cat.codes.to_numpy()
+    categories = np.asarray(column.cat.categories, dtype=object)
+    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(categories)))
+    present = categories[used]
+    if pd.api.types.infer_dtype(present, skipna=False) not in ("string", "empty"):
+        return None
+    order = np.argsort(present, kind="stable")
+    rank = np.full(len(categories) + 1, np.nan)  # the last: code -1, missing
+    rank[used[order]] = np.arange(len(used))
+    out[...] = rank[codes]
+    if strings is not None:
+        strings[key] = present[order]
+    return len(used)
 
 
 def _references(values: np.ndarray) -> np.ndarray:

@@ -310,6 +310,20 @@ def test_string_codes_refuse_other_objects():
         values = np.array(["a", other, "a"], dtype=object)
         assert _table._string_codes(values, out) is None
         assert _table._string_codes(pd.Series(values, dtype=object), out) is None
+    numbers = pd.Series([2, 1, 2], dtype="category")
+    assert _table._string_codes(numbers, out) is None
+
+
+def test_categorical_codes_rank_the_categories_that_occur():
+    """scikit-learn sees a categorical's values: categories that do not
+    occur are not positions, and the dtype's order is not the categories'."""
+    column = pd.Series(
+        pd.Categorical(["b", None, "é", "b"], categories=["zz", "é", "b", "a"])
+    )
+    out, strings = np.empty(4), {}
+    assert _table._string_codes(column, out, strings, 0) == 2
+    np.testing.assert_array_equal(out, [0, np.nan, 1, 0])
+    assert list(strings[0]) == ["b", "é"]
 
 
 def test_make_column_selector_is_resolved(rng, spy):
