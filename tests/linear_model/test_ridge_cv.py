@@ -500,7 +500,13 @@ def test_ridge_classifier_batched_search(backend, rng, kind, scoring, monkeypatc
         expected.cv_results_["mean_test_score"],
         rtol=RTOL,
     )
-    assert search.best_params_ == expected.best_params_
+    # scikit-learn's best, or a candidate whose score ties with it (roc_auc
+    # often does: alphas that rank the rows alike), where rounding decides
+    scores = expected.cv_results_["mean_test_score"]
+    tied = np.isclose(scores, scores.max(), rtol=RTOL, atol=0)
+    assert search.best_index_ in np.flatnonzero(tied), (search.best_index_, scores)
+    if tied.sum() == 1:
+        assert search.best_params_ == expected.best_params_
 
 
 @pytest.mark.parametrize("Estimator", [RidgeCV, RidgeClassifierCV])
