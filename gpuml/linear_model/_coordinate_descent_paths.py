@@ -20,6 +20,7 @@ from gpuml.linear_model._coordinate_descent import _prepare
 from gpuml.linear_model._coordinate_descent_solver import (
     _RAND_R_MAX,
     enet_coordinate_descent_batch,
+    gram_norms,
 )
 
 # --------------------------------------------------------------------------
@@ -90,9 +91,7 @@ class _FoldGramOps:
         return self.B - self.Qw
 
     def norms(self, W):
-        """``(||R||², Rᵀy)`` per candidate."""
-        qw = (W * self.B).sum(axis=0)
-        return self.y_norm2 + (W * self.Qw).sum(axis=0) - 2.0 * qw, self.y_norm2 - qw
+        return gram_norms(self, W)
 
     def take(self, keep):
         xp = self.xp

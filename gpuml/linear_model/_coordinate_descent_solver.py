@@ -88,6 +88,13 @@ def xp_contiguous(array):
     return namespace_of(array).ascontiguousarray(array)
 
 
+def gram_norms(ops, W):
+    """``(||R||², Rᵀy)`` per candidate of a Gram operator (its ``B = Xᵀy``,
+    ``Qw = G W`` and ``y_norm2``), without forming the residuals ``R``."""
+    qw = (W * ops.B).sum(axis=0)
+    return ops.y_norm2 + (W * ops.Qw).sum(axis=0) - 2.0 * qw, ops.y_norm2 - qw
+
+
 class _GramOps:
     """``G = Xᵀ X`` (p, p) and ``B = Xᵀ y`` per candidate (p, k); the state
     is ``Qw = G @ W``. The residual's norms come from ``G`` (as
@@ -131,9 +138,7 @@ class _GramOps:
         return self.B - self.Qw
 
     def norms(self, W):
-        """``(||R||², Rᵀy)`` per candidate."""
-        qw = (W * self.B).sum(axis=0)
-        return self.y_norm2 + (W * self.Qw).sum(axis=0) - 2.0 * qw, self.y_norm2 - qw
+        return gram_norms(self, W)
 
     def take(self, keep):
         out = _GramOps.__new__(_GramOps)
