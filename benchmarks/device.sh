@@ -59,10 +59,17 @@ while [[ $# -gt 0 ]]; do
       paths=()
       while [[ $# -gt 0 ]] && ! is_mode "$1"; do paths+=("$1"); shift; done
       [[ ${#paths[@]} -gt 0 ]] || paths=(tests)
-      python3 -m pytest -v -p no:cacheprovider -p no:benchmark -m gpu -n "$n" --dist loadfile "${paths[@]}" \
-        >"$out/pytest-gpu.log" 2>&1
+      # each process on one of the GPUs (tests/conftest.py), tests handed
+      # out as processes free up (worksteal: a slow file does not hold up
+      # the rest), the slowest listed at the end of the log;
+      # GPUML_TESTS_DEADLINE=S interrupts the run after S seconds, which
+      # still reports its failures and durations
+      GPUML_TEST_GPUS=$(nvidia-smi -L | wc -l) timeout -s INT "${GPUML_TESTS_DEADLINE:-0}" \
+        python3 -m pytest -v -p no:cacheprovider -p no:benchmark -m gpu -n "$n" --dist worksteal \
+        --durations=40 "${paths[@]}" >"$out/pytest-gpu.log" 2>&1
       status=$(( status | $? ))
       grep -E "^(FAILED|ERROR) |(FAILED|ERROR) tests/" "$out/pytest-gpu.log" | sort -u | head -300
+      grep -A 42 "slowest 40 durations" "$out/pytest-gpu.log" | cut -c1-160
       tail -n 3 "$out/pytest-gpu.log"
       ;;
     sklearn-gpu)

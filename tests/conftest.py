@@ -18,6 +18,14 @@ import importlib.util
 import os
 import zlib
 
+if os.environ.get("GPUML_TEST_GPUS") and "CUDA_VISIBLE_DEVICES" not in os.environ:
+    # pytest-xdist processes spread over the machine's GPUs (benchmarks/
+    # device.sh tests-gpu sets the count), before anything starts CUDA
+    _worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    os.environ["CUDA_VISIBLE_DEVICES"] = str(
+        int(_worker.removeprefix("gw")) % int(os.environ["GPUML_TEST_GPUS"])
+    )
+
 if importlib.util.find_spec("cuml") is not None:
     # cuML first, where it is installed: on a machine whose CUDA toolkit is
     # older than the one cuML's wheels need, cuML cannot load its libraries
