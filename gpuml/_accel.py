@@ -108,6 +108,11 @@ _WRAPPED: dict = {}
 # How deep in reported calls the current one is: a fit inside a search (or
 # inside another fit) is part of that call's report.
 _DEPTH = contextvars.ContextVar("gpuml_accel_depth", default=0)
+# Seconds spent in outermost reported calls (gpuml's fits, searches and
+# helpers, and the scikit-learn fits they fell back to), for the summary
+# line of ``python -m gpuml run``: what the rest of the script took is
+# then plain to see.
+_SECONDS = [0.0]
 _LOG = logging.getLogger("gpuml.accel")
 _said_cpu = False
 
@@ -517,6 +522,8 @@ def _reported_method(function, method: str, search: bool):
                 self._gpuml_fallback = reason
         finally:
             _DEPTH.reset(token)
+            if depth == 0:
+                _SECONDS[0] += time.perf_counter() - started
         if depth == 0 and reason is None:
             _say_device_once()
         if not search:
@@ -529,12 +536,15 @@ def _reported_method(function, method: str, search: bool):
 def _reported_function(function):
     @functools.wraps(function)
     def reported(*args, **kwargs):
-        token = _DEPTH.set(_DEPTH.get() + 1)
+        depth = _DEPTH.get()
+        token = _DEPTH.set(depth + 1)
         started = time.perf_counter()
         try:
             return function(*args, **kwargs)
         finally:
             _DEPTH.reset(token)
+            if depth == 0:
+                _SECONDS[0] += time.perf_counter() - started
             _say_device_once()
             _LOG.info(
                 "gpuml %s on the %s in %.3f s",
@@ -683,7 +693,7 @@ class _Tally(logging.Handler):
         self.searches = self.candidates = self.search_fits = self.batched = 0
         self.calls = self.fits = 0
         self.fallbacks: dict = {}
-        self.seconds = 0.0
+        self.before = _SECONDS[0]
         self._logger = logging.getLogger("gpuml")
         self._level = self._logger.level
         self._logger.setLevel(logging.DEBUG)
@@ -728,7 +738,9 @@ class _Tally(logging.Handler):
             f"{self.searches} gpuml searches ({self.candidates} candidates, "
             f"{self.search_fits} fits, {self.batched} candidates fitted in "
             f"batches), {self.calls} gpuml cross-validation calls, "
-            f"{self.fits} gpuml fits{fallbacks}; the script took {seconds:.2f} s",
+            f"{self.fits} gpuml fits{fallbacks}; the script took {seconds:.2f} s, "
+            f"{_SECONDS[0] - self.before:.2f} s of it in these searches, calls "
+            "and fits",
             file=sys.stderr,
         )
 

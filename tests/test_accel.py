@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -171,6 +172,11 @@ def test_python_m_gpuml_run_a_script_unchanged(tmp_path):
         in err
     )
     assert "1 gpuml searches (3 candidates, 9 fits, 3 candidates fitted" in err
+    # the summary parts the script's time: the search's share counts its time
+    search_s = float(re.search(r"fitted in batches\) on the CPU in ([\d.]+) s", err)[1])
+    took = re.search(r"the script took ([\d.]+) s, ([\d.]+) s of it in these", err)
+    assert took, err
+    assert search_s - 0.005 <= float(took[2]) <= float(took[1])
     # said once: no GPU in this run
     assert err.count("gpuml: computing with NumPy on the CPU") == 1
     # -m module, from the script's folder
