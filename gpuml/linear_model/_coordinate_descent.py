@@ -2,7 +2,8 @@
 
 A fit (or a fold of a search) prepares its problem once, as scikit-learn's
 ``_pre_fit`` does (:class:`_EnetData`: centred and weighted, the Gram matrix
-formed for dense X with ``n_samples >= n_features``), and hands every
+formed for dense X with ``n_samples >= n_features``, and on the GPU for
+sparse X of that shape too), and hands every
 ``(alpha, l1_ratio)`` candidate and target of it to one batched coordinate
 descent (:func:`fit_candidates`), whose solver and operators live in
 :mod:`gpuml.linear_model._coordinate_descent_solver`.
@@ -122,8 +123,30 @@ def _prepare(
     """Centre (weighted means) and weight the data as scikit-learn's
     ``_pre_fit`` does, and choose the operator: a Gram matrix for dense X
     when ``precompute`` is True or an array, or when ``n_samples >=
-    n_features``; residuals otherwise and for sparse X."""
+    n_features``; residuals otherwise and for sparse X.
+
+    On the GPU, sparse X of at most :data:`_DEVICE_GRAM_MAX` features takes
+    a dense form, whose sweeps are one kernel launch each (the sparse
+    residual form's are a few CuPy operations per coordinate): its Gram
+    matrix (:func:`_sparse_device_gram`) on the same condition as dense X,
+    else X densified (at most ``n_features`` squared values). Negative
+    weights keep it sparse (as scikit-learn's sparse solver takes them: a
+    Gram matrix of such weights need not be positive, and the dense
+    residual form takes their square roots)."""
     n_samples, n_features = X.shape
+    if (
+        xp is not np
+        and is_sparse(X)
+        and not _given_precompute(precompute)
+        and 0 < n_features <= _DEVICE_GRAM_MAX
+        and (sw is None or not bool((sw < 0).any()))
+    ):
+        if precompute is True or n_samples >= n_features:
+            data = _sparse_device_gram(X, Y, sw, fit_intercept, xp)
+            if data is not None:
+                return data
+        else:
+            X, overwrite_X = X.toarray(), True
     if (
         xp is not np
         and not is_sparse(X)
@@ -218,6 +241,58 @@ def _device_gram(X, Y, sw, fit_intercept: bool, xp: ModuleType):
         Xy=xp.asarray(Xy),
         host=host,
     )
+
+
+#: How many values a block of densified rows of sparse X holds while its
+#: Gram matrix is summed (float64: 128 MiB).
+_GRAM_BLOCK = 1 << 24
+
+
+def _sparse_device_gram(X, Y, sw, fit_intercept: bool, xp: ModuleType):
+    """The Gram form of sparse X (:func:`_device_gram`'s, for the GPU): the
+    weighted Gram matrix of the centred rows, ``Xᵀ y`` and the targets'
+    squared norms, summed in float64 over blocks of rows made dense and
+    centred at the weighted means (scikit-learn's offsets, in the data's
+    dtype, as its sparse solver takes them), cast to the data's dtype. Any
+    namespace (the tests run it with NumPy and SciPy); None when a sum
+    overflows the dtype."""
+    n_samples, p = X.shape
+    dtype = X.dtype
+    X = X.tocsr()
+    weights = xp.ones(n_samples, dtype=dtype) if sw is None else sw
+    if fit_intercept:
+        X_offset = xp.asarray(X.T @ weights) / weights.sum()
+        y_offset = column_mean(Y, sw, xp=xp)
+    else:
+        X_offset = xp.zeros(p, dtype=dtype)
+        y_offset = xp.zeros(Y.shape[1], dtype=dtype)
+    mean, y_mean = X_offset.astype(xp.float64), y_offset.astype(xp.float64)
+    w64 = weights.astype(xp.float64)
+    G = xp.zeros((p, p), dtype=xp.float64)
+    Xy = xp.zeros((p, Y.shape[1]), dtype=xp.float64)
+    y_norm2 = xp.zeros(Y.shape[1], dtype=xp.float64)
+    step = max(1, _GRAM_BLOCK // p)
+    with np.errstate(all="ignore"):
+        for lo in range(0, n_samples, step):
+            rows = slice(lo, min(lo + step, n_samples))
+            D = xp.asarray(X[rows].toarray(), dtype=xp.float64) - mean
+            R = Y[rows].astype(xp.float64) - y_mean
+            w = w64[rows, None]
+            DW = D * w
+            G += DW.T @ D
+            Xy += DW.T @ R
+            y_norm2 += (R * R * w).sum(axis=0)
+        G = (G + G.T) / 2  # (D w)ᵀ D rounds apart from Dᵀ (D w)
+        G, Xy, y_norm2 = (a.astype(dtype) for a in (G, Xy, y_norm2))
+    host = {
+        "Xy": np.asarray(to_host(Xy)),
+        "y_norm2": np.asarray(to_host(y_norm2)),
+        "diag": np.ascontiguousarray(to_host(G.diagonal())),
+    }
+    parts = (host["Xy"], host["y_norm2"], to_host(X_offset), to_host(y_offset))
+    if not (all(np.isfinite(a).all() for a in parts) and bool(xp.isfinite(G).all())):
+        return None
+    return _EnetData("gram", X, Y, X_offset, y_offset, sw, xp, G=G, Xy=Xy, host=host)
 
 
 def _given_precompute(precompute) -> bool:

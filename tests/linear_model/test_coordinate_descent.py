@@ -466,3 +466,86 @@ def test_sweep_kernel_matches_per_coordinate_path(
         got, other = np.array(fits[True, "n_iter"]), np.array(fits[False, "n_iter"])
         assert np.all(np.abs(got - other) <= 2)
     assert _rel_err(fits[True, "coef"], expected.coef_) < RTOL[dtype]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("fit_intercept", [True, False], ids=["intercept", "none"])
+def test_sparse_gram_equals_the_dense_gram(
+    rng, monkeypatch, fit_intercept, weighted, dtype
+):
+    """The GPU's Gram form of sparse X (run here with NumPy and SciPy, over
+    blocks of 7 rows) is the dense X's Gram form: the centred, weighted Gram
+    matrix, Xᵀ y, the targets' squared norms and the offsets."""
+    from gpuml.linear_model import _coordinate_descent as cd
+
+    monkeypatch.setattr(cd, "_GRAM_BLOCK", 7 * 6)  # 6 features: 7 rows a block
+    X, Y = _regression(rng, 40, 6, n_targets=2)
+    X = np.where(rng.uniform(size=X.shape) < 0.6, 0, X).astype(dtype)
+    Y = Y.astype(dtype)
+    sw = rng.uniform(0.3, 3.0, 40).astype(dtype) if weighted else None
+    got = cd._sparse_device_gram(sp.csr_matrix(X), Y, sw, fit_intercept, np)
+    want = cd._prepare(
+        X, Y, sw, fit_intercept=fit_intercept, precompute=True,
+        overwrite_X=False, xp=np,
+    )  # fmt: skip
+    assert got.kind == want.kind == "gram"
+    rtol = 1e-12 if dtype == np.float64 else 2e-6
+    for a, b in [
+        (got.G, want.G),
+        (got.Xy, want.Xy),
+        (got.host["Xy"], want.Xy),
+        (got.host["y_norm2"], (want.Y * want.Y).sum(axis=0)),
+        (got.host["diag"], np.diagonal(want.G)),
+        (got.X_offset, want.X_offset),
+        (got.y_offset, want.y_offset),
+    ]:
+        assert a.dtype == dtype
+        scale = np.abs(b).max()
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * scale)
+    # the operator of three candidates, on targets 0, 1 and 1
+    ops = got.ops([0, 1, 1])
+    np.testing.assert_array_equal(ops.B, got.host["Xy"][:, [0, 1, 1]])
+    np.testing.assert_array_equal(ops.y_norm2, got.host["y_norm2"][[0, 1, 1]])
+
+
+def test_sparse_gram_of_overflowing_data_is_declined(rng):
+    from gpuml.linear_model import _coordinate_descent as cd
+
+    X = sp.csr_matrix(np.array([[3e38, 0.0], [0.0, 1.0], [1.0, 1.0]], np.float32))
+    Y = np.ones((3, 1), np.float32)
+    assert cd._sparse_device_gram(X, Y, None, True, np) is None
+
+
+def test_sparse_data_on_the_gpu_take_a_dense_form(backend, rng):
+    """On the GPU sparse X of few features is fitted from its Gram matrix
+    (tall) or densified (wide), whose sweeps are kernel launches; negative
+    weights, and the CPU (scikit-learn's compiled sparse solver), keep it
+    sparse."""
+    from gpuml._array import compute_namespace, to_namespace
+    from gpuml.linear_model import _coordinate_descent as cd
+
+    xp = compute_namespace()
+    X, y = _regression(rng, 30, 12)
+    X = _sparse(rng, X)
+    Y = y.reshape(-1, 1)
+    cases = {
+        "tall": (X, None),
+        "wide": (X[:8], None),
+        "negative": (X, np.where(np.arange(30) == 0, -0.5, 1.0)),
+    }
+    for case, (X_case, sw) in cases.items():
+        n = X_case.shape[0]
+        data = cd._prepare(
+            to_namespace(X_case, xp),
+            xp.asarray(Y[:n]),
+            None if sw is None else xp.asarray(sw),
+            fit_intercept=True,
+            precompute=False,
+            overwrite_X=False,
+            xp=xp,
+        )
+        if backend.device == "cpu" or case == "negative":
+            assert data.kind == "sparse", case
+        else:
+            assert data.kind == {"tall": "gram", "wide": "dense"}[case]
