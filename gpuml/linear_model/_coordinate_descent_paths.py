@@ -387,9 +387,12 @@ def path_mse(
     flag = False if isinstance(precompute, str) else precompute
     fits = {}  # fold -> (coefs (n_alphas, p, n_l1), X_offset, y_offset)
     # (fold, operator, X_offset, y_offset, n_train) by form: the folds whose
-    # paths run as one batch on the GPU; on the CPU, where scikit-learn's
-    # compiled solver fits each problem, every fold runs its own paths
-    batched = {} if solver.COMPILED_CPU and xp is np else {"gram": [], "dense": []}
+    # paths run as one batch on the GPU; where scikit-learn's compiled solver
+    # fits each problem (the CPU, and random selection on the GPU, which has
+    # no sweep kernel: on a host copy of the fold's operator), every fold
+    # runs its own paths
+    own = solver.COMPILED_CPU and (xp is np or seeds is not None)
+    batched = {} if own else {"gram": [], "dense": []}
     solve = dict(max_iter=max_iter, tol=tol, positive=positive, xp=xp)
     for f, (train, _) in enumerate(folds):
         rows = xp.asarray(train)

@@ -42,8 +42,12 @@ matrix and its ``Xᵀy`` column, the centred, weighted X in Fortran order, or
 the CSC data with its means and weights), so the data's preparation, the
 Gram-or-residuals choice and the warm starts stay gpuml's, and the sweeps,
 gap, ``n_iter`` and ConvergenceWarning are scikit-learn's. The Python loop
-of sweeps stays the GPU's algorithm (with sparse X or random selection
-there, and around the sweep kernels otherwise) and the tests' oracle.
+of sweeps stays the GPU's algorithm (with sparse X there, and around the
+sweep kernels otherwise) and the tests' oracle. On the GPU,
+``selection="random"`` has no sweep kernel: its problems go to the compiled
+solver too, on a host copy of the operator (``host_twin``, made once per
+operator) rather than through a loop of a few kernel launches per
+coordinate.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ from types import ModuleType
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from gpuml._array import namespace_of, to_host
+from gpuml._array import namespace_of, to_host, to_namespace
 from gpuml._sklearn_compat import (
     enet_cd_dense,
     enet_cd_gram,
@@ -114,6 +118,17 @@ class _GramOps:
     @property
     def compiled(self) -> bool:
         return self.Y is not None
+
+    def host_twin(self):
+        """A NumPy copy for the compiled solver; without the targets (the
+        GPU's Gram form keeps none), a stand-in whose squared norm is each
+        target's, all that solver reads of them."""
+        G, B, y_norm2, norm2 = (
+            np.asarray(to_host(a)) for a in (self.G, self.B, self.y_norm2, self.norm2)
+        )
+        Y = self.Y
+        Y = np.sqrt(np.maximum(y_norm2, 0))[None, :] if Y is None else to_host(Y)
+        return _GramOps(G, B, y_norm2, np, norm2=norm2, Y=np.asarray(Y))
 
     def solve_one(self, c, w, l1, l2, *, max_iter, tol, rng, random, positive):
         """Candidate ``c`` by scikit-learn's compiled Gram solver, from ``w``."""
@@ -181,6 +196,10 @@ class _DenseOps:
         return (self.R * self.R).sum(axis=0), (self.R * self.Y).sum(axis=0)
 
     compiled = True
+
+    def host_twin(self):
+        """A NumPy copy for the compiled solver."""
+        return _DenseOps(np.asarray(to_host(self.X)), np.asarray(to_host(self.Y)), np)
 
     def solve_one(self, c, w, l1, l2, *, max_iter, tol, rng, random, positive):
         """Candidate ``c`` by scikit-learn's compiled dense solver (X in
@@ -275,6 +294,14 @@ class _SparseOps:
             safe = xp.where(nonzero, self.sw, 1)
             r_norm2 = xp.where(nonzero[:, None], self.R**2 / safe[:, None], 0).sum(0)
         return r_norm2, (self.R * self.Y).sum(axis=0)
+
+    def host_twin(self):
+        """A NumPy/SciPy copy for the compiled solver."""
+        host = (
+            None if a is None else np.asarray(to_host(a))
+            for a in (self.mean, self.sw, self.Y)
+        )
+        return _SparseOps(to_namespace(self.X, np), *host, np)
 
     @property
     def compiled(self) -> bool:
@@ -422,6 +449,13 @@ def enet_coordinate_descent_batch(
     """
     if _compiled_solver(ops, W, xp):
         return _solve_compiled(ops, W, l1, l2, max_iter, tol, positive, seeds)
+    twin = _random_on_host(ops, W, seeds, xp)
+    if twin is not None:
+        W_host, gaps, n_iter, tols = _solve_compiled(
+            twin, np.asarray(to_host(W)), to_host(l1), to_host(l2), max_iter, tol,
+            positive, seeds,
+        )  # fmt: skip
+        return xp.asarray(W_host), xp.asarray(gaps), n_iter, xp.asarray(tols)
     if seeds is None and _sweep_kernel(ops, W, xp):
         W, gaps, n_iter, failed = _solve_device(
             ops, W, l1, l2, max_iter, tol, positive, xp
@@ -472,6 +506,26 @@ def _compiled_solver(ops, W, xp: ModuleType) -> bool:
         and bool(getattr(ops, "compiled", False))
         and W.dtype in FLOAT_DTYPES
     )
+
+
+def _random_on_host(ops, W, seeds, xp: ModuleType):
+    """For ``selection="random"`` on the GPU, the operator's host copy for
+    scikit-learn's compiled solver (made at the operator's first batch and
+    kept on it: a path solves many on the same data), or None (cyclic
+    selection, the CPU, or an operator without one: the fold operators of
+    cross-validation's GPU batches)."""
+    if not (
+        COMPILED_CPU
+        and seeds is not None
+        and xp is not np
+        and hasattr(ops, "host_twin")
+        and W.dtype in FLOAT_DTYPES
+    ):
+        return None
+    twin = getattr(ops, "_host_twin", None)
+    if twin is None:
+        twin = ops._host_twin = ops.host_twin()
+    return twin if _compiled_solver(twin, W, np) else None
 
 
 def _solve_compiled(ops, W, l1, l2, max_iter, tol, positive, seeds):

@@ -549,3 +549,88 @@ def test_sparse_data_on_the_gpu_take_a_dense_form(backend, rng):
             assert data.kind == "sparse", case
         else:
             assert data.kind == {"tall": "gram", "wide": "dense"}[case]
+
+
+@pytest.mark.parametrize("form", ["gram", "dense", "sparse"])
+def test_random_selection_on_the_gpu_solves_on_a_host_copy(rng, monkeypatch, form):
+    """On the GPU, selection="random" (no sweep kernel) runs scikit-learn's
+    compiled solver on a host copy of the operator, made once per operator:
+    the CPU's coefficients, sweeps and gaps. The GPU's namespace is played
+    by NumPy under another name, which takes the device's code paths (the
+    Gram form then keeps no targets, as on the GPU)."""
+    import types
+
+    from gpuml.linear_model import _coordinate_descent as cd
+    from gpuml.linear_model import _coordinate_descent_solver as solver
+
+    device = types.ModuleType("device_numpy")
+    device.__dict__.update(vars(np))
+    shape = {"gram": (60, 8), "dense": (16, 24), "sparse": (60, 24)}[form]
+    X, y = _regression(rng, *shape)
+    if form == "sparse":
+        X = _sparse(rng, X)
+    alphas, ratio = [0.3, 1.0], 0.7
+    seeds = cd._random_seeds(5, 1)
+    options = dict(max_iter=5000, tol=1e-8, positive=False, seeds=seeds)
+    twins = []
+    for cls in (solver._GramOps, solver._DenseOps, solver._SparseOps):
+        made = cls.host_twin
+
+        def counted(self, made=made):
+            twins.append(type(self).__name__)
+            return made(self)
+
+        monkeypatch.setattr(cls, "host_twin", counted)
+    fits = {}
+    for xp in (np, device):
+        data = cd._prepare(
+            X, y[:, None], None, fit_intercept=True, precompute=False,
+            overwrite_X=False, xp=np,
+        )  # fmt: skip
+        assert data.kind == form
+        data.xp = xp
+        fits[xp] = cd.fit_candidates(data, alphas, [ratio] * 2, **options)
+    # one copy of the one operator of the batch, on the "device" only
+    assert len(twins) == 1
+    coefs, intercepts, gaps, n_iter = fits[device]
+    assert type(coefs) is np.ndarray
+    np.testing.assert_array_equal(n_iter, fits[np][3])
+    np.testing.assert_allclose(coefs, fits[np][0], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(intercepts, fits[np][1], rtol=1e-12, atol=1e-14)
+    if form != "gram":  # the same solver on the same data: the same bits
+        np.testing.assert_array_equal(coefs, fits[np][0])
+        np.testing.assert_array_equal(gaps, fits[np][2])
+    for i, alpha in enumerate(alphas):
+        expected = SkElasticNet(
+            alpha=alpha, l1_ratio=ratio, tol=1e-8, max_iter=5000,
+            selection="random", random_state=5,
+        ).fit(X, y)  # fmt: skip
+        assert _rel_err(coefs[i, 0], expected.coef_) < 1e-8
+
+
+def test_random_selection_host_copy_is_made_once_per_operator(rng, monkeypatch):
+    """A path's steps reuse the operator's host copy."""
+    import types
+
+    from gpuml.linear_model import _coordinate_descent_solver as solver
+
+    device = types.ModuleType("device_numpy")
+    device.__dict__.update(vars(np))
+    X, y = _regression(rng, 16, 24)
+    X -= X.mean(axis=0)
+    y = y - y.mean()
+    ops = solver._DenseOps(X, y[:, None], device)
+    top = np.abs(X.T @ y).max()  # the smallest l1 of an all-zero solution
+    made = []
+    original = solver._DenseOps.host_twin
+    monkeypatch.setattr(
+        solver._DenseOps, "host_twin", lambda self: made.append(1) or original(self)
+    )
+    W = np.zeros((24, 1))
+    for l1 in (0.5 * top, 0.2 * top, 0.1 * top):
+        W, _, n_iter, _ = solver.enet_coordinate_descent_batch(
+            ops, W, np.array([l1]), np.array([1.0]), max_iter=1000, tol=1e-8,
+            seeds=[7], xp=device,
+        )  # fmt: skip
+        assert n_iter[0] > 0
+    assert len(made) == 1
