@@ -127,7 +127,10 @@ def test_as_sklearn(backend, rng, n_classes, refit, legacy):
     X, y = _classification(rng, n_classes)
     params = dict(QUIET, Cs=3, refit=refit, use_legacy_attributes=legacy, **TIGHT)
     ours, theirs = _fit_both(backend, X, y, **params)
-    if _assert_as_sklearn(backend, ours, theirs):
+    # Cs=3 reaches C=1e4, where these folds are nearly flat and scikit-learn's
+    # own fits agree to about 1e-5 (see CS): its L-BFGS stopped 2.8e-6 from
+    # gpuml's at an objective 2.7e-8 (8e-14 relative) above it, CI seed 9090
+    if _assert_as_sklearn(backend, ours, theirs, atol=1e-5):
         return  # tied scores: another C's refit
     X_in = backend.asarray(X)
     proba = ours.predict_proba(X_in)
