@@ -164,11 +164,7 @@ def _prepare(
     Y = Y - y_offset
     if is_sparse(X):
         X = X.tocsc()
-        if fit_intercept:
-            weights = xp.ones(n_samples, dtype=X.dtype) if sw is None else sw
-            X_offset = xp.asarray(X.T @ weights) / weights.sum()
-        else:
-            X_offset = xp.zeros(n_features, dtype=X.dtype)
+        X_offset = _sparse_offset(X, sw, fit_intercept, xp)
         return _EnetData("sparse", X, Y, X_offset, y_offset, sw, xp)
     if fit_intercept:
         X_offset = column_mean(X, sw, xp=xp)
@@ -226,21 +222,38 @@ def _device_gram(X, Y, sw, fit_intercept: bool, xp: ModuleType):
         G = sums[:p, :p].astype(dtype)
         Xy = sums[:p, p : p + t].astype(dtype)
         y_norm2 = np.diagonal(sums[p : p + t, p : p + t]).astype(dtype)
-    if not all(np.isfinite(a).all() for a in (G, Xy, y_norm2, X_offset, y_offset)):
+    return _gram_form(X, Y, X_offset, y_offset, sw, xp, G, Xy, y_norm2)
+
+
+def _gram_form(X, Y, X_offset, y_offset, sw, xp, G, Xy, y_norm2):
+    """The GPU's Gram form of a fit's data (:func:`_device_gram`'s and
+    :func:`_sparse_device_gram`'s sums, host or device arrays in the data's
+    dtype): ``Xy``, ``y_norm2`` and ``G``'s diagonal also kept on the host,
+    whence the operators of any targets are made; None when a sum or an
+    offset is not finite (the general path then fails or warns as it
+    does)."""
+    G = xp.asarray(G)
+    host = {
+        "Xy": np.asarray(to_host(Xy)),
+        "y_norm2": np.asarray(to_host(y_norm2)),
+        "diag": np.ascontiguousarray(to_host(G.diagonal())),
+    }
+    parts = (*host.values(), to_host(X_offset), to_host(y_offset))
+    if not (all(np.isfinite(a).all() for a in parts) and bool(xp.isfinite(G).all())):
         return None
-    host = {"Xy": Xy, "y_norm2": y_norm2, "diag": np.ascontiguousarray(G.diagonal())}
     return _EnetData(
-        "gram",
-        X,
-        Y,
-        xp.asarray(X_offset),
-        xp.asarray(y_offset),
-        sw,
-        xp,
-        G=xp.asarray(G),
-        Xy=xp.asarray(Xy),
-        host=host,
-    )
+        "gram", X, Y, xp.asarray(X_offset), xp.asarray(y_offset), sw, xp,
+        G=G, Xy=xp.asarray(Xy), host=host,
+    )  # fmt: skip
+
+
+def _sparse_offset(X, sw, fit_intercept: bool, xp: ModuleType):
+    """The weighted column means of sparse X (zeros without an intercept),
+    in X's dtype, as scikit-learn's sparse solver takes them."""
+    if not fit_intercept:
+        return xp.zeros(X.shape[1], dtype=X.dtype)
+    weights = xp.ones(X.shape[0], dtype=X.dtype) if sw is None else sw
+    return xp.asarray(X.T @ weights) / weights.sum()
 
 
 #: How many values a block of densified rows of sparse X holds while its
@@ -259,15 +272,13 @@ def _sparse_device_gram(X, Y, sw, fit_intercept: bool, xp: ModuleType):
     n_samples, p = X.shape
     dtype = X.dtype
     X = X.tocsr()
-    weights = xp.ones(n_samples, dtype=dtype) if sw is None else sw
+    X_offset = _sparse_offset(X, sw, fit_intercept, xp)
     if fit_intercept:
-        X_offset = xp.asarray(X.T @ weights) / weights.sum()
         y_offset = column_mean(Y, sw, xp=xp)
     else:
-        X_offset = xp.zeros(p, dtype=dtype)
         y_offset = xp.zeros(Y.shape[1], dtype=dtype)
     mean, y_mean = X_offset.astype(xp.float64), y_offset.astype(xp.float64)
-    w64 = weights.astype(xp.float64)
+    w64 = (xp.ones(n_samples) if sw is None else sw).astype(xp.float64)
     G = xp.zeros((p, p), dtype=xp.float64)
     Xy = xp.zeros((p, Y.shape[1]), dtype=xp.float64)
     y_norm2 = xp.zeros(Y.shape[1], dtype=xp.float64)
@@ -284,15 +295,7 @@ def _sparse_device_gram(X, Y, sw, fit_intercept: bool, xp: ModuleType):
             y_norm2 += (R * R * w).sum(axis=0)
         G = (G + G.T) / 2  # (D w)ᵀ D rounds apart from Dᵀ (D w)
         G, Xy, y_norm2 = (a.astype(dtype) for a in (G, Xy, y_norm2))
-    host = {
-        "Xy": np.asarray(to_host(Xy)),
-        "y_norm2": np.asarray(to_host(y_norm2)),
-        "diag": np.ascontiguousarray(to_host(G.diagonal())),
-    }
-    parts = (host["Xy"], host["y_norm2"], to_host(X_offset), to_host(y_offset))
-    if not (all(np.isfinite(a).all() for a in parts) and bool(xp.isfinite(G).all())):
-        return None
-    return _EnetData("gram", X, Y, X_offset, y_offset, sw, xp, G=G, Xy=Xy, host=host)
+    return _gram_form(X, Y, X_offset, y_offset, sw, xp, G, Xy, y_norm2)
 
 
 def _given_precompute(precompute) -> bool:

@@ -447,13 +447,11 @@ def enet_coordinate_descent_batch(
     by one through scikit-learn's compiled solver, which warns itself; the
     gaps and tolerances are then float64, as it returns them.
     """
-    if _compiled_solver(ops, W, xp):
-        return _solve_compiled(ops, W, l1, l2, max_iter, tol, positive, seeds)
-    twin = _random_on_host(ops, W, seeds, xp)
-    if twin is not None:
+    compiled = _compiled_operator(ops, W, seeds, xp)
+    if compiled is not None:
         W_host, gaps, n_iter, tols = _solve_compiled(
-            twin, np.asarray(to_host(W)), to_host(l1), to_host(l2), max_iter, tol,
-            positive, seeds,
+            compiled, np.asarray(to_host(W)), to_host(l1), to_host(l2), max_iter,
+            tol, positive, seeds,
         )  # fmt: skip
         return xp.asarray(W_host), xp.asarray(gaps), n_iter, xp.asarray(tols)
     if seeds is None and _sweep_kernel(ops, W, xp):
@@ -496,36 +494,23 @@ def enet_coordinate_descent_batch(
 COMPILED_CPU = True
 
 
-def _compiled_solver(ops, W, xp: ModuleType) -> bool:
-    """Whether this batch runs candidate by candidate through scikit-learn's
-    compiled solver: on the CPU, for an operator that can (the fold
-    operators of cross-validation's GPU batches cannot)."""
-    return (
-        COMPILED_CPU
-        and xp is np
-        and bool(getattr(ops, "compiled", False))
-        and W.dtype in FLOAT_DTYPES
-    )
-
-
-def _random_on_host(ops, W, seeds, xp: ModuleType):
-    """For ``selection="random"`` on the GPU, the operator's host copy for
-    scikit-learn's compiled solver (made at the operator's first batch and
-    kept on it: a path solves many on the same data), or None (cyclic
-    selection, the CPU, or an operator without one: the fold operators of
-    cross-validation's GPU batches)."""
-    if not (
-        COMPILED_CPU
-        and seeds is not None
-        and xp is not np
-        and hasattr(ops, "host_twin")
-        and W.dtype in FLOAT_DTYPES
-    ):
+def _compiled_operator(ops, W, seeds, xp: ModuleType):
+    """The operator on which scikit-learn's compiled solver runs this batch,
+    candidate by candidate, or None (the batched sweeps). On the CPU, the
+    operator itself where it can (the fold operators of cross-validation's
+    GPU batches cannot). On the GPU, for ``selection="random"`` only (which
+    no sweep kernel draws), the operator's host copy (``host_twin``, made at
+    its first batch and kept on it: a path solves many on the same data)."""
+    if not (COMPILED_CPU and W.dtype in FLOAT_DTYPES):
         return None
-    twin = getattr(ops, "_host_twin", None)
-    if twin is None:
-        twin = ops._host_twin = ops.host_twin()
-    return twin if _compiled_solver(twin, W, np) else None
+    if xp is not np:
+        if seeds is None or not hasattr(ops, "host_twin"):
+            return None
+        twin = getattr(ops, "_host_twin", None)
+        if twin is None:
+            twin = ops._host_twin = ops.host_twin()
+        ops = twin
+    return ops if bool(getattr(ops, "compiled", False)) else None
 
 
 def _solve_compiled(ops, W, l1, l2, max_iter, tol, positive, seeds):
