@@ -325,11 +325,18 @@ def check_y(
 
 
 def check_sample_weight(
-    sample_weight, n_samples: int, *, xp: ModuleType, dtype, ensure_non_negative=False
+    sample_weight,
+    n_samples: int,
+    *,
+    xp: ModuleType,
+    dtype,
+    ensure_non_negative=False,
+    allow_all_zero_weights=False,
 ):
     """Validate ``sample_weight`` like scikit-learn, return a 1-D ``xp`` array.
 
     ``None`` gives ones and a number gives a constant array.
+    ``allow_all_zero_weights`` as in scikit-learn's ``_check_sample_weight``.
     """
     if sample_weight is None:
         return xp.ones(n_samples, dtype=dtype)
@@ -352,11 +359,17 @@ def check_sample_weight(
         raise ValueError(
             f"sample_weight.shape == {sample_weight.shape}, expected {(n_samples,)}!"
         )
-    if not bool((sample_weight != 0).any()):
-        raise ValueError("Sample weights must contain at least one non-zero number.")
+    if not allow_all_zero_weights:
+        check_some_weight(sample_weight)
     if ensure_non_negative and bool((sample_weight < 0).any()):
         raise ValueError("Negative values in data passed to `sample_weight`")
     return sample_weight
+
+
+def check_some_weight(sample_weight) -> None:
+    """scikit-learn's error for weights that are all zero."""
+    if not bool((sample_weight != 0).any()):
+        raise ValueError("Sample weights must contain at least one non-zero number.")
 
 
 def check_X_y(

@@ -206,10 +206,19 @@ def check_targets(y_true, y_pred, xp: ModuleType):
     return y_type, classes, y_true, y_pred
 
 
-def check_weights(sample_weight, n_samples: int, xp: ModuleType, dtype=np.float64):
+def check_weights(
+    sample_weight,
+    n_samples: int,
+    xp: ModuleType,
+    dtype=np.float64,
+    *,
+    allow_all_zero_weights=False,
+):
     """Validated sample weights in ``xp`` (None stays None), for ranking metrics.
 
     As in scikit-learn's ranking metrics, a column of weights is accepted.
+    ``allow_all_zero_weights`` leaves the all-zero check to the kernel, for
+    metrics where scikit-learn makes it per binary problem.
     """
     if sample_weight is None:
         return None
@@ -225,7 +234,13 @@ def check_weights(sample_weight, n_samples: int, xp: ModuleType, dtype=np.float6
             sample_weight = sample_weight[:, 0]
         else:
             sample_weight = np.asarray(sample_weight)[:, 0]
-    return check_sample_weight(sample_weight, n_samples, xp=xp, dtype=dtype)
+    return check_sample_weight(
+        sample_weight,
+        n_samples,
+        xp=xp,
+        dtype=dtype,
+        allow_all_zero_weights=allow_all_zero_weights,
+    )
 
 
 def reject_text_weights(sample_weight, *, allow_object: bool = True) -> None:

@@ -51,6 +51,7 @@ from gpuml._sklearn_compat import (
     StrOptions,
     validate_params,
 )
+from gpuml._validation import check_some_weight
 from gpuml.metrics._base import (
     as_array,
     check_weights,
@@ -252,6 +253,8 @@ def _binary_roc_auc(y_true, y_score, sample_weight, max_fpr, xp: ModuleType):
             UndefinedMetricWarning,
             stacklevel=4,
         )
+    if sample_weight is not None and not bool(one_class.all()):
+        check_some_weight(sample_weight)
     tps, fps = _ranked_counts(y_true, y_score, sample_weight, xp)
     n_tp, n_fp = tps[..., -1], fps[..., -1]
     direction = 1.0
@@ -336,6 +339,8 @@ def _binary_average_precision(y_true, y_score, sample_weight, xp: ModuleType):
     scikit-learn's ``precision_recall_curve`` gives it; 0 with its warning
     where a row has no positive.
     """
+    if sample_weight is not None:
+        check_some_weight(sample_weight)
     tps, fps = _ranked_counts(y_true, y_score, sample_weight, xp)
     n_tp = tps[..., -1]
     has_pos = n_tp != 0
@@ -361,9 +366,14 @@ def _binary_average_precision(y_true, y_score, sample_weight, xp: ModuleType):
 
 
 def _weighted_mean(scores, weights, xp: ModuleType):
-    """Mean over the last axis; zero-weight entries count as 0 (not NaN)."""
+    """Mean over the last axis; zero-weight entries count as 0 (not NaN).
+
+    Weights that sum to zero raise as in scikit-learn (``np.average``).
+    """
     if weights is None:
         return scores.mean(axis=-1)
+    if float(weights.sum()) == 0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     scores = xp.where(weights == 0, 0.0, scores)
     return (scores * weights).sum(axis=-1) / weights.sum()
 
@@ -381,17 +391,18 @@ def _average_binary(binary, y_ind, y_scores, average, sample_weight, xp: ModuleT
         return binary(y_ind.reshape(-1), y_scores.reshape(k, n * n_labels), weight)
     if average == "samples":
         return _weighted_mean(binary(y_ind, y_scores, None), sample_weight, xp)
+    if average == "weighted":
+        if sample_weight is None:
+            support = y_ind.sum(axis=0).astype(_COUNT_DTYPE)
+        else:
+            support = (y_ind * sample_weight[:, None]).sum(axis=0)
+        if abs(float(support.sum())) <= 1e-8:  # scikit-learn returns 0 unscored
+            return xp.zeros(k, dtype=_COUNT_DTYPE)
     scores = binary(y_ind.T, xp.swapaxes(y_scores, 1, 2), sample_weight)
     if average is None:
         return scores
     if average == "macro":
         return scores.mean(axis=-1)
-    if sample_weight is None:
-        support = y_ind.sum(axis=0).astype(_COUNT_DTYPE)
-    else:
-        support = (y_ind * sample_weight[:, None]).sum(axis=0)
-    if abs(float(support.sum())) <= 1e-8:  # scikit-learn returns 0
-        return xp.zeros(k, dtype=_COUNT_DTYPE)
     return _weighted_mean(scores, support, xp)
 
 
@@ -719,7 +730,10 @@ def _validate_targets(y_true, sample_weight, y_scores, xp: ModuleType):
             "Found input variables with inconsistent numbers of samples: "
             f"[{n_samples}, {found}]"
         )
-    return y_true, check_weights(sample_weight, n_samples, xp)
+    # scikit-learn checks for all-zero weights per binary problem, after a
+    # one-class ROC problem has returned NaN: the kernels check it.
+    weight = check_weights(sample_weight, n_samples, xp, allow_all_zero_weights=True)
+    return y_true, weight
 
 
 def _validate_scores(y_true, y_score, sample_weight, xp: ModuleType, *, y_first):

@@ -857,6 +857,67 @@ def test_roc_auc_negative_weights_raise_like_sklearn(backend):
         scorer.score_predictions(args[0], stack, sample_weight=args[2])
 
 
+_ZERO_WEIGHT_TARGETS = {
+    "one class": [1, 1, 1, 1],
+    "two classes": [0, 1, 1, 0],
+    "multiclass": [0, 1, 2, 1],
+    "one-class labels": [[1, 0], [1, 0], [1, 0], [1, 0]],
+    "mixed labels": [[1, 0], [1, 1], [1, 0], [0, 0]],
+}
+
+
+@pytest.mark.parametrize("average", ["macro", "micro", "samples", "weighted", None])
+@pytest.mark.parametrize("target", list(_ZERO_WEIGHT_TARGETS))
+@pytest.mark.parametrize("name", ["roc_auc_score", "average_precision_score"])
+def test_ranking_all_zero_weights_match_sklearn(backend, name, target, average):
+    """All-zero weights: scikit-learn checks them per binary problem, so a
+    one-class ROC problem is NaN first, a weighted average of no support is
+    0 and a samples average fails in ``np.average``; elsewhere it raises."""
+    y = np.asarray(_ZERO_WEIGHT_TARGETS[target])
+    n_outputs = 3 if target == "multiclass" else y.shape[1] if y.ndim == 2 else 0
+    if y.ndim == 1 and average not in ("macro", "weighted"):
+        pytest.skip("averages of multilabel targets")
+    score = np.linspace(0.1, 0.9, y.shape[0] * max(n_outputs, 1)).reshape(
+        (y.shape[0], n_outputs) if n_outputs else (y.shape[0],)
+    )
+    kwargs = {"average": average, "sample_weight": np.zeros(y.shape[0])}
+    if target == "multiclass":
+        score = score / score.sum(axis=1, keepdims=True)
+        if name == "roc_auc_score":
+            kwargs["multi_class"] = "ovr"
+    expected = _outcome(getattr(skm, name), [y, score], kwargs)
+    device_kwargs = {
+        **kwargs,
+        "sample_weight": backend.asarray(kwargs["sample_weight"]),
+    }
+    got = _outcome(
+        getattr(metrics, name),
+        [backend.asarray(y), backend.asarray(score)],
+        device_kwargs,
+    )
+    assert got[0] == expected[0], (expected, got)
+    if got[0] == "raise":
+        assert got[1:] == expected[1:]
+    else:
+        np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(expected[1]))
+
+
+def test_ranking_samples_average_of_weights_summing_to_zero_raises(backend):
+    y = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
+    score = np.linspace(0.1, 0.9, 8).reshape(4, 2)
+    weight = np.array([1.0, -1.0, 2.0, -2.0])
+    for name in ("roc_auc_score", "average_precision_score"):
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+            getattr(skm, name)(y, score, average="samples", sample_weight=weight)
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+            getattr(metrics, name)(
+                backend.asarray(y),
+                backend.asarray(score),
+                average="samples",
+                sample_weight=backend.asarray(weight),
+            )
+
+
 def test_roc_auc_random_negative_weights_match_sklearn(backend, rng):
     """Random small problems with weights of both signs: scikit-learn raises
     where its false positive rate goes both ways, else both give one value."""
