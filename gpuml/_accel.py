@@ -36,8 +36,8 @@ While installed, the ``fit`` (and ``fit_transform``, ``fit_predict``) of
 gpuml's swapped classes:
 
 - runs scikit-learn's own class instead where gpuml's class raises
-  :class:`gpuml.base.NotSupported` (a setting it lacks, such as
-  ``LinearSVC(multi_class='crammer_singer')``): per instance, at fit; the
+  :class:`gpuml.base.NotSupported` (a setting it lacks; none of today's
+  classes lacks one, the tests make one refuse): per instance, at fit; the
   estimator takes that fit's attributes (its methods compute from them), and
   the reason is logged and kept in its ``_gpuml_fallback`` attribute;
 - reports itself on the ``gpuml.accel`` logger at INFO (``python -m gpuml

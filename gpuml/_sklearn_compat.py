@@ -20,7 +20,7 @@ from sklearn.model_selection._validation import (
     _translate_train_sizes,
     _warn_or_raise_about_fit_failures,
 )
-from sklearn.svm._base import _get_liblinear_solver_type
+from sklearn.svm._base import _fit_liblinear, _get_liblinear_solver_type
 from sklearn.svm._classes import _validate_dual_parameter
 from sklearn.utils import _set_output
 from sklearn.utils._encode import _check_unknown
@@ -149,6 +149,13 @@ openmp_effective_n_threads = _openmp_effective_n_threads
 # for the loss, penalty and dual combinations liblinear lacks.
 liblinear_dual = _validate_dual_parameter
 liblinear_solver_type = _get_liblinear_solver_type
+# scikit-learn's compiled liblinear: one fit of host data, ``(coef, intercept,
+# n_iter)`` with its ConvergenceWarning. Positional arguments from 1.6 to 1.9:
+# ``(X, y, C, fit_intercept, intercept_scaling, class_weight, penalty, dual,
+# verbose, max_iter, tol, random_state, multi_class, loss, epsilon,
+# sample_weight)``; it encodes the labels and drops samples whose weight is
+# not positive itself.
+fit_liblinear = _fit_liblinear
 # learning_curve's absolute training sizes (and their validation messages).
 translate_train_sizes = _translate_train_sizes
 # permutation_test_score's shuffle of y (within groups), drawing from the

@@ -252,7 +252,8 @@ class NotSupported(ValueError):
     a setting that scikit-learn's class of the same name supports and gpuml's
     does not (yet): a ``ValueError`` whose message names scikit-learn's class
     as the fix. ``reason`` says what is not supported, in a few words
-    (``"multi_class='crammer_singer'"``).
+    (``"multi_class='crammer_singer'"``, the last one raised, before
+    LinearSVC had that method).
 
     Under :func:`gpuml.install` (``python -m gpuml run``) the fit runs
     scikit-learn's own class instead, and the estimator takes its fitted

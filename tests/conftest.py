@@ -161,3 +161,31 @@ def backend(request):
 def rng(request):
     """A fresh generator per test, reproducible from the printed seed."""
     return np.random.default_rng([SEED, zlib.crc32(request.node.nodeid.encode())])
+
+
+@pytest.fixture
+def lacking_crammer_singer(monkeypatch):
+    """gpuml's LinearSVC made to refuse ``multi_class='crammer_singer'`` with
+    :class:`gpuml.base.NotSupported`, as it did before it had that method.
+
+    Every gpuml class now fits every setting of its scikit-learn name, so the
+    accelerator's per-instance fallback to scikit-learn's class (issue 40)
+    has no setting of its own to test with: this restores one, at the only
+    point a real refusal would be raised (before ``fit`` changes state).
+    """
+    from gpuml.base import NotSupported
+    from gpuml.svm import _classes
+
+    resolve = _classes._LiblinearMixin._resolve
+
+    def refusing(self, X, penalty, multi_class):
+        if multi_class == "crammer_singer":
+            raise NotSupported(
+                "gpuml's LinearSVC does not support multi_class='crammer_singer' "
+                "(in this test); use "
+                "sklearn.svm.LinearSVC(multi_class='crammer_singer').",
+                reason="multi_class='crammer_singer'",
+            )
+        return resolve(self, X, penalty, multi_class)
+
+    monkeypatch.setattr(_classes._LiblinearMixin, "_resolve", refusing)

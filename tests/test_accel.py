@@ -279,8 +279,11 @@ def _crammer_singer_data(rng):
     return X, y
 
 
-def test_a_setting_gpuml_lacks_runs_sklearns_class_under_install(accelerated, rng):
-    """LinearSVC(multi_class='crammer_singer'): scikit-learn's class fits,
+def test_a_setting_gpuml_lacks_runs_sklearns_class_under_install(
+    accelerated, lacking_crammer_singer, rng
+):
+    """A setting gpuml's class refuses (NotSupported; here LinearSVC made to
+    refuse multi_class='crammer_singer'): scikit-learn's class fits,
     per instance and at fit; the estimator stays gpuml's (isinstance, clone,
     get_params), predicts as scikit-learn's fit does, and records why.
     Without install, gpuml's error names scikit-learn's class."""
@@ -314,7 +317,9 @@ def test_a_setting_gpuml_lacks_runs_sklearns_class_under_install(accelerated, rn
         gpuml.svm.LinearSVC(multi_class="crammer_singer").fit(X, y)
 
 
-def test_fallback_inside_a_search_matches_sklearn(accelerated, rng):
+def test_fallback_inside_a_search_matches_sklearn(
+    accelerated, lacking_crammer_singer, rng
+):
     """The candidates of a search that gpuml's class lacks run scikit-learn's
     class one by one, with scikit-learn's scores."""
     from sklearn.model_selection import GridSearchCV
@@ -340,8 +345,10 @@ def test_fallback_inside_a_search_matches_sklearn(accelerated, rng):
     assert ours.best_params_ == theirs.best_params_
 
 
-def test_negative_weights_fall_back_for_linear_svr(accelerated, rng):
-    from sklearn.svm import LinearSVR
+def test_crammer_singer_and_negative_weights_are_gpumls_under_install(accelerated, rng):
+    """Settings that once fell back to scikit-learn's class are gpuml's own
+    fits now (no ``_gpuml_fallback``), equal to scikit-learn's."""
+    from sklearn.svm import LinearSVC, LinearSVR
 
     from gpuml._accel import _ORIGINALS
 
@@ -350,11 +357,17 @@ def test_negative_weights_fall_back_for_linear_svr(accelerated, rng):
     weights = rng.uniform(-0.2, 1.0, size=80)
     model = LinearSVR(tol=1e-8, max_iter=100_000, random_state=0)
     model.fit(X, y, sample_weight=weights)
-    assert model._gpuml_fallback == "negative sample weights"
+    assert not hasattr(model, "_gpuml_fallback")
     expected = _ORIGINALS["sklearn.svm", "LinearSVR"](
         tol=1e-8, max_iter=100_000, random_state=0
     ).fit(X, y, sample_weight=weights)
-    np.testing.assert_allclose(model.predict(X), expected.predict(X), rtol=1e-12)
+    np.testing.assert_allclose(model.predict(X), expected.predict(X), atol=1e-6)
+    X, y = _crammer_singer_data(rng)
+    params = dict(multi_class="crammer_singer", random_state=0, max_iter=100_000)
+    model = LinearSVC(**params).fit(X, y)
+    assert not hasattr(model, "_gpuml_fallback")
+    expected = _ORIGINALS["sklearn.svm", "LinearSVC"](**params).fit(X, y)
+    np.testing.assert_array_equal(model.coef_, expected.coef_)
 
 
 def test_each_fit_and_search_reports_once(accelerated, rng, caplog):

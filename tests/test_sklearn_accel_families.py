@@ -43,14 +43,13 @@ test_function_transformer       52                52
 test_data                       461               461
 test_discretization             99                99
 test_target_encoder             65                65
-test_svm                        125               127 (2 more)
+test_svm                        128               128
 ==============================  ================  ===========
 
 Every other failure is the family harness's own, the same tests in the
-family's categories, but ``test_svm``'s two ``crammer_singer`` tests, which
-pass under the accelerator: gpuml's ``LinearSVC`` raises ``NotSupported``
-for ``multi_class='crammer_singer'``, and under :func:`gpuml.install` its fit
-runs scikit-learn's class instead. (Run before gpuml's code took
+family's categories. (``test_svm``'s two ``crammer_singer`` tests passed
+under the accelerator only while gpuml's ``LinearSVC`` refused that method
+and :func:`gpuml.install` ran scikit-learn's class instead. Run before gpuml's code took
 scikit-learn's classes through ``sklearn_own``, 22 more tests failed here
 with a RecursionError: ``test_target_encoder``, ``test_logistic``,
 ``test_ridge``, ``test_svm``.)
@@ -138,11 +137,10 @@ ACCEL_ONLY = {
 
 
 # Tests that pass under the accelerator only, by family (a number where the
-# family counts its files together): test_svm's test_linearsvc_crammer_singer
-# and test_crammer_singer_binary, whose LinearSVC(multi_class=
-# 'crammer_singer') gpuml's class refuses (NotSupported) and install()'s fit
-# runs with scikit-learn's class instead.
-ACCEL_ONLY_PASSING = {"svm": 2}
+# family counts its files together). None now: test_svm's two
+# crammer_singer tests were here while gpuml's LinearSVC refused that
+# method (NotSupported) and install()'s fit ran scikit-learn's class.
+ACCEL_ONLY_PASSING: dict = {}
 
 
 @dataclass
@@ -254,7 +252,7 @@ FAMILIES = {
             target_kbins.KNOWN,
             target_kbins.PASSED,
         ),
-        Family("svm", svm, [svm.SUITE], svm.KNOWN, svm.PASSED, select=svm.DESELECTED),
+        Family("svm", svm, [svm.SUITE], svm.KNOWN, svm.PASSED),
     ]
 }
 

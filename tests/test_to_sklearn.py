@@ -679,10 +679,11 @@ def test_installed_gives_sklearns_original_class():
         gpuml.uninstall()
 
 
-def test_model_that_sklearn_fitted_under_install():
-    """Under install, a setting gpuml's class lacks is fitted by scikit-learn's
-    class (``_gpuml_fallback``): its attributes, private ones included, are
-    what scikit-learn's own fit gives."""
+def test_model_that_sklearn_fitted_under_install(lacking_crammer_singer):
+    """Under install, a setting gpuml's class lacks (here LinearSVC made to
+    refuse crammer_singer) is fitted by scikit-learn's class
+    (``_gpuml_fallback``): its attributes, private ones included, are what
+    scikit-learn's own fit gives."""
     import sklearn.svm
 
     original = sklearn.svm.LinearSVC

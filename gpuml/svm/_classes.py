@@ -18,23 +18,32 @@ own class's weight.
 Which algorithm serves which of scikit-learn's options:
 
 =====================================  =======================================
-``loss`` (any ``dual``)                gpuml's solver
+options                                solver
 =====================================  =======================================
-``squared_hinge``,                     batched Newton-CG with exact line
-``squared_epsilon_insensitive``        search, on the compute device
-``hinge``, ``epsilon_insensitive``     liblinear's dual coordinate descent,
-                                       on the host (sequential over samples)
-``penalty="l1"`` (squared hinge)       liblinear's primal coordinate descent,
-                                       on the host (sequential over features)
+``squared_hinge``,                     gpuml's batched Newton-CG with exact
+``squared_epsilon_insensitive``        line search, on the compute device
+(L2 penalty, one-vs-rest, any          (:mod:`gpuml.svm._solvers`)
+``dual``)
+``hinge``, ``epsilon_insensitive``,    scikit-learn's own compiled liblinear
+``penalty="l1"``,                      (``_fit_liblinear``) on a host copy
+``multi_class="crammer_singer"``       of the data: scikit-learn's result,
+                                       ``n_iter_`` and warnings bit for bit
 =====================================  =======================================
 
-``multi_class="crammer_singer"`` raises a ValueError that names
-scikit-learn's class. A search batches ``C`` (:meth:`_fit_batch`): all
-``C`` values and classes of a fold are the columns of one solve.
+liblinear's methods for the second group are sequential over the samples
+or features: a device would take a kernel launch per coordinate, and
+gpuml's earlier Python loops of the same methods were hundreds of times
+slower than liblinear. Samples whose weight is not positive are dropped, as
+liblinear drops them (a negative weight costs nothing). A search batches
+``C`` (:meth:`_fit_batch`): all ``C`` values and classes of a fold are the
+columns of one Newton solve; liblinear's problems take one compiled fit per
+``C``, each with the seed its own fit would draw.
 """
 
 from __future__ import annotations
 
+import copy
+import threading
 import warnings
 from numbers import Integral, Real
 from types import ModuleType
@@ -64,6 +73,7 @@ from gpuml._sklearn_compat import (
     Interval,
     StrOptions,
     fit_context,
+    fit_liblinear,
     liblinear_dual,
     liblinear_solver_type,
     validate_estimator_params,
@@ -75,7 +85,7 @@ from gpuml._validation import (
     check_y,
     validate_data,
 )
-from gpuml.base import DeviceCacheMixin, NotSupported
+from gpuml.base import DeviceCacheMixin
 from gpuml.linear_model._base import LinearRegressorMixin
 from gpuml.linear_model._logistic import (
     LogisticRegression,
@@ -87,6 +97,12 @@ from gpuml.linear_model._logistic import (
 from gpuml.svm import _solvers
 
 _NOT_CONVERGED = "Liblinear failed to converge, increase the number of iterations."
+
+# scikit-learn's liblinear draws its orders from one random generator of the
+# process, seeded at the start of each fit: fits in two threads at once (an
+# in-process Dask cluster, a threading joblib backend) would draw from it in
+# turn and lose scikit-learn's result for their seed. One fit at a time.
+_LIBLINEAR_LOCK = threading.Lock()
 
 _COMMON_CONSTRAINTS: dict = {
     "tol": [Interval(Real, 0.0, None, closed="neither")],
@@ -114,18 +130,11 @@ def _with_intercept(X, scaling: float, xp: ModuleType):
     return xp.concatenate([X, xp.full((n, 1), float(scaling))], axis=1)
 
 
-def _check_weights(sample_weight, n: int, name: str, xp: ModuleType):
-    """Validated float64 sample weights (ones for None); negative weights
-    raise (liblinear's objective is then not convex)."""
-    weights = check_sample_weight(sample_weight, n, xp=xp, dtype=xp.float64)
-    if bool((weights < 0).any()):
-        raise NotSupported(
-            f"gpuml's {name} needs non-negative sample weights (liblinear's "
-            "objective is not convex with negative ones); got a negative "
-            f"weight. Use sklearn.svm.{name} for negative sample weights.",
-            reason="negative sample weights",
-        )
-    return weights
+def _check_weights(sample_weight, n: int, xp: ModuleType):
+    """Validated float64 sample weights (ones for None). liblinear drops the
+    samples whose weight is not positive: the Newton problems give them no
+    cost, scikit-learn's compiled liblinear drops them itself."""
+    return check_sample_weight(sample_weight, n, xp=xp, dtype=xp.float64)
 
 
 def _warn_if_not_converged(solution, max_iter: int) -> int:
@@ -147,53 +156,74 @@ class _LiblinearMixin:
         """scikit-learn's ``dual`` and its errors; gpuml's refusals."""
         dual = liblinear_dual(self.dual, self.loss, penalty, multi_class, X)
         liblinear_solver_type(multi_class, penalty, self.loss, dual)
-        if multi_class == "crammer_singer":
-            raise NotSupported(
-                "gpuml's LinearSVC does not support multi_class='crammer_singer' "
-                "(yet); use sklearn.svm.LinearSVC(multi_class='crammer_singer').",
-                reason="multi_class='crammer_singer'",
-            )
         return dual
 
-    def _solve(self, X, T, cost, eps, xp: ModuleType, kind: str, epsilon: float):
+    def _uses_newton(self) -> bool:
+        """gpuml's batched device Newton method (the squared losses with the
+        L2 penalty, one-vs-rest); scikit-learn's compiled liblinear on a host
+        copy for the rest (see the module docstring)."""
+        return (
+            self._squared()
+            and getattr(self, "penalty", "l2") == "l2"
+            and getattr(self, "multi_class", "ovr") == "ovr"
+        )
+
+    def _newton(self, X, T, cost, eps, xp: ModuleType, kind: str, epsilon: float):
         """Solve the problems (columns of ``T`` and ``cost``) on ``X`` (with
-        its intercept column); returns a :class:`_solvers.Solution` whose
-        ``W`` is in ``xp``."""
-        if getattr(self, "penalty", "l2") == "l1":
-            solution = _solvers.l1_cd(
-                to_host(X),
-                np.asarray(to_host(T)),
-                np.asarray(to_host(cost)),
-                eps=eps,
-                max_iter=self.max_iter,
-            )
-            solution.W = xp.asarray(solution.W)
-            return solution
-        if self._squared():
-            return _solvers.newton(
-                X,
-                T,
-                cost,
-                kind=kind,
-                epsilon=epsilon,
-                eps=eps,
-                max_iter=self.max_iter,
-                xp=xp,
-            )
-        # liblinear draws one seed from random_state for its shuffles
-        seed = check_random_state(self.random_state).randint(np.iinfo("i").max)
-        solution = _solvers.dual_cd(
-            to_host(X),
-            np.asarray(to_host(T)),
-            np.asarray(to_host(cost)),
+        its intercept column) on the compute device; returns a
+        :class:`_solvers.Solution` whose ``W`` is in ``xp``."""
+        return _solvers.newton(
+            X,
+            T,
+            cost,
             kind=kind,
             epsilon=epsilon,
-            tol=self.tol,
+            eps=eps,
             max_iter=self.max_iter,
-            seed=seed,
+            xp=xp,
         )
-        solution.W = xp.asarray(solution.W)
-        return solution
+
+    def _compiled(self, X, y, weights, Cs, *, dual, class_weight=None, epsilon=0.1):
+        """Each ``C`` by scikit-learn's compiled liblinear (``_fit_liblinear``,
+        what scikit-learn's own fit calls) on a host copy of ``X``: its
+        result, ``n_iter`` and ConvergenceWarning exactly. Returns ``(coefs,
+        intercepts, n_iter)``: host arrays (rows, p) and (rows,) per ``C``,
+        and the most iterations of any fit."""
+        X_host = to_host(X)
+        if not sp.issparse(X_host):
+            X_host = np.ascontiguousarray(X_host)
+        y_host = np.ascontiguousarray(to_host(y))
+        w_host = np.ascontiguousarray(to_host(weights))
+        # liblinear draws one seed from random_state per fit: each C takes the
+        # draw its own fit would (a copy of the state), then the state moves
+        # on by that one draw, as after scikit-learn's fit
+        state = check_random_state(self.random_state)
+        coefs, intercepts, n_iter = [], [], 0
+        for C in Cs:
+            with _LIBLINEAR_LOCK:
+                coef, intercept, iterations = fit_liblinear(
+                    X_host,
+                    y_host,
+                    C,
+                    self.fit_intercept,
+                    self.intercept_scaling,
+                    class_weight,
+                    getattr(self, "penalty", "l2"),
+                    dual,
+                    self.verbose,
+                    self.max_iter,
+                    self.tol,
+                    copy.deepcopy(state),
+                    getattr(self, "multi_class", "ovr"),
+                    self.loss,
+                    epsilon,
+                    w_host,
+                )
+            coefs.append(coef)
+            intercepts.append(np.broadcast_to(intercept, coef.shape[:1]))
+            n_iter = max(n_iter, int(np.max(iterations)))
+        state.randint(np.iinfo("i").max)
+        return coefs, intercepts, n_iter
 
     def _augmented(self, X, xp):
         return (
@@ -220,8 +250,8 @@ def _svc_problems(y_index, n_classes: int, per_class, weights, Cs, tol, xp):
     """Targets, costs (n, len(Cs) * rows: C-major) and liblinear's primal
     tolerance per column, for the one-vs-rest (or binary) problems."""
     host_y = np.asarray(to_host(y_index))
-    host_w = np.asarray(to_host(weights))
-    kept = host_w > 0  # liblinear drops zero-weight samples first
+    host_w = np.maximum(weights, 0.0)  # host weights, as liblinear keeps them
+    kept = host_w > 0  # liblinear drops samples of non-positive weight first
     if n_classes == 2:
         T = (2.0 * (host_y == 1) - 1.0)[:, None]
         base = (host_w * per_class[host_y])[:, None]
@@ -247,17 +277,18 @@ class LinearSVC(_LiblinearMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimato
     parameters, liblinear's objective (the intercept penalised through
     ``intercept_scaling``), its optimum, and the same attributes. The squared
     hinge (the default) is minimised on the compute device by a batched
-    Newton method; the hinge loss by liblinear's dual coordinate descent on
-    the host (see :mod:`gpuml.svm._solvers`). Predictions come back in the
+    Newton method; the hinge loss, the L1 penalty and Crammer and Singer's
+    method by scikit-learn's own compiled liblinear on a host copy of the
+    data (see the module docstring). Predictions come back in the
     family of their input; fitted attributes live in the family of the
     training input.
 
     Parameters
     ----------
     penalty : {"l1", "l2"}, default="l2"
-        ``"l1"`` (with the squared hinge, ``dual=False``): liblinear's
-        coordinate descent on the host; the intercept's weight is penalised
-        by the L1 norm too, as liblinear does.
+        ``"l1"`` (with the squared hinge, ``dual=False``): scikit-learn's
+        liblinear on the host; the intercept's weight is penalised by the L1
+        norm too, as liblinear does.
     loss : {"hinge", "squared_hinge"}, default="squared_hinge"
     dual : "auto" or bool, default="auto"
         scikit-learn's choice and errors; both formulations have the same
@@ -265,12 +296,13 @@ class LinearSVC(_LiblinearMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimato
     tol : float, default=1e-4
         Stopping tolerance: for the squared hinge, liblinear's primal rule
         (gradient norm at most ``tol`` times liblinear's scale times its
-        initial norm, which bounds the distance to the optimum); for the
-        hinge, a duality gap that bounds ``||w - w*||`` by ``tol *
-        max(||w||, 1)``.
+        initial norm, which bounds the distance to the optimum); otherwise
+        liblinear's own.
     C : float, default=1.0
-    multi_class : {"ovr"}, default="ovr"
-        ``"crammer_singer"`` raises a ValueError naming scikit-learn's class.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        ``"crammer_singer"`` (``penalty``, ``loss`` and ``dual`` ignored) is
+        fitted by scikit-learn's compiled liblinear on a host copy of the
+        data: scikit-learn's result, ``n_iter_`` and warnings exactly.
     fit_intercept : bool, default=True
     intercept_scaling : float, default=1
         Value of the synthetic intercept feature (its weight is penalised).
@@ -371,19 +403,57 @@ class LinearSVC(_LiblinearMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimato
         )
         return classes, y_index, per_class
 
-    def _fit_problems(self, X, y_index, n_classes, per_class, weights, Cs, xp):
+    def _fit_problems(self, X, y_index, n_classes, per_class, weights, Cs, dual, xp):
         """Solve every class's problem for every ``C``: ``(W (k, rows, p), b
-        (k, rows), solution)``."""
+        (k, rows), n_iter)``, with scikit-learn's ConvergenceWarning."""
+        host_weights = np.asarray(to_host(weights))
+        if not bool((host_weights > 0).any()):
+            raise ValueError(
+                "LinearSVC needs at least one sample with a positive weight: "
+                "liblinear drops the samples whose weight is zero or negative, "
+                "and here that is every sample."
+            )
+        if not self._uses_newton():
+            return self._fit_compiled(
+                X, y_index, n_classes, per_class, host_weights, Cs, dual, xp
+            )
         T, cost, eps = _svc_problems(
-            y_index, n_classes, per_class, weights, Cs, self.tol, xp
+            y_index, n_classes, per_class, host_weights, Cs, self.tol, xp
         )
-        solution = self._solve(
+        solution = self._newton(
             self._augmented(X, xp), T, cost, eps, xp, _solvers.HINGE, 0.0
         )
         coef, intercept = self._split(solution.W, X.shape[1], xp)
         rows = 1 if n_classes == 2 else n_classes
         W = coef.reshape(len(Cs), rows, X.shape[1])
-        return W, intercept.reshape(len(Cs), rows), solution
+        n_iter = _warn_if_not_converged(solution, self.max_iter)
+        return W, intercept.reshape(len(Cs), rows), n_iter
+
+    def _fit_compiled(self, X, y_index, n_classes, per_class, weights, Cs, dual, xp):
+        """The problems of scikit-learn's compiled liblinear (the hinge, the
+        L1 penalty, Crammer and Singer's method), the class weights given as
+        computed for the Newton problems. Binary Crammer-Singer keeps the
+        difference of the two classes' rows, as scikit-learn's fit."""
+        y_host = np.asarray(to_host(y_index))
+        missing = np.setdiff1d(np.arange(n_classes), y_host[weights > 0])
+        if missing.size:
+            # liblinear fits the other classes only: scikit-learn's model
+            # then has fewer rows of coefficients than classes_
+            raise ValueError(
+                f"LinearSVC(loss={self.loss!r}, penalty={self.penalty!r}, "
+                f"multi_class={self.multi_class!r}) needs a sample with a "
+                "positive weight in every class: liblinear drops the other "
+                f"samples, leaving {missing.size} of the {n_classes} classes "
+                "without one."
+            )
+        class_weight = dict(enumerate(np.asarray(per_class).tolist()))
+        coefs, intercepts, n_iter = self._compiled(
+            X, y_host, weights, Cs, dual=dual, class_weight=class_weight
+        )
+        if n_classes == 2 and self.multi_class == "crammer_singer":
+            coefs = [coef[1:] - coef[:1] for coef in coefs]
+            intercepts = [b[1:] - b[:1] for b in intercepts]
+        return xp.asarray(np.stack(coefs)), xp.asarray(np.stack(intercepts)), n_iter
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -396,7 +466,8 @@ class LinearSVC(_LiblinearMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimato
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the samples.
+            Weights of the samples; samples of weight zero or less are
+            dropped, as liblinear drops them.
 
         Returns
         -------
@@ -408,15 +479,15 @@ class LinearSVC(_LiblinearMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimato
         family = input_family(X)
         X = validate_data(self, X, xp=xp, accept_sparse="csr", dtype=np.float64)
         classes, y_index, per_class = self._problem(X, y, sample_weight, xp)
-        self._resolve(X, self.penalty, self.multi_class)
-        weights = _check_weights(sample_weight, X.shape[0], "LinearSVC", xp)
-        W, b, solution = self._fit_problems(
-            X, y_index, int(classes.shape[0]), per_class, weights, [self.C], xp
+        dual = self._resolve(X, self.penalty, self.multi_class)
+        weights = _check_weights(sample_weight, X.shape[0], xp)
+        W, b, n_iter = self._fit_problems(
+            X, y_index, int(classes.shape[0]), per_class, weights, [self.C], dual, xp
         )
         self.classes_ = classes
         self.coef_ = to_family(W[0], family)
         self.intercept_ = to_family(b[0], family) if self.fit_intercept else 0.0
-        self.n_iter_ = _warn_if_not_converged(solution, self.max_iter)
+        self.n_iter_ = n_iter
         return self
 
     # -- prediction --------------------------------------------------------
@@ -514,12 +585,11 @@ class LinearSVC(_LiblinearMixin, ClassifierMixin, DeviceCacheMixin, BaseEstimato
                 if sample_weight is not None:
                     w_f = to_namespace(sample_weight, xp)[rows]
             classes, y_index, per_class = self._problem(X_f, y_f, w_f, xp)
-            self._resolve(X_f, self.penalty, self.multi_class)
-            weights = _check_weights(w_f, X_f.shape[0], "LinearSVC", xp)
-            W, b, solution = self._fit_problems(
-                X_f, y_index, int(classes.shape[0]), per_class, weights, Cs, xp
+            dual = self._resolve(X_f, self.penalty, self.multi_class)
+            weights = _check_weights(w_f, X_f.shape[0], xp)
+            W, b, _ = self._fit_problems(
+                X_f, y_index, int(classes.shape[0]), per_class, weights, Cs, dual, xp
             )
-            _warn_if_not_converged(solution, self.max_iter)
             yield LinearSVCBatch(W, b, classes)
 
     def __sklearn_tags__(self):
@@ -577,8 +647,9 @@ class LinearSVR(
     parameters, liblinear's objective (the intercept penalised through
     ``intercept_scaling``), its optimum and the same attributes. The squared
     epsilon-insensitive loss is minimised on the compute device by a batched
-    Newton method; the epsilon-insensitive loss (the default) by liblinear's
-    dual coordinate descent on the host (see :mod:`gpuml.svm._solvers`).
+    Newton method; the epsilon-insensitive loss (the default) by
+    scikit-learn's own compiled liblinear on a host copy of the data (see
+    :mod:`gpuml.svm._classes`).
 
     Parameters
     ----------
@@ -661,11 +732,20 @@ class LinearSVR(
             )
         return y.astype(xp.float64)
 
-    def _fit_problems(self, X, y, weights, Cs, xp):
+    def _fit_problems(self, X, y, weights, Cs, dual, xp):
+        """Every ``C``'s problem: ``(coef (k, p), intercept (k,), n_iter)``,
+        with scikit-learn's ConvergenceWarning."""
+        if not self._uses_newton():
+            coefs, intercepts, n_iter = self._compiled(
+                X, y, weights, Cs, dual=dual, epsilon=float(self.epsilon)
+            )
+            coef = xp.asarray(np.stack([c[0] for c in coefs]))
+            return coef, xp.asarray(np.stack([b[0] for b in intercepts])), n_iter
         T = xp.tile(y[:, None], (1, len(Cs)))
-        cost = weights[:, None] * xp.asarray(Cs)[None, :]
+        # liblinear drops the samples of non-positive weight: no cost
+        cost = xp.maximum(weights, 0.0)[:, None] * xp.asarray(Cs)[None, :]
         eps = np.full(len(Cs), float(self.tol))  # liblinear: tol as given
-        solution = self._solve(
+        solution = self._newton(
             self._augmented(X, xp),
             T,
             cost,
@@ -675,7 +755,7 @@ class LinearSVR(
             float(self.epsilon),
         )
         coef, intercept = self._split(solution.W, X.shape[1], xp)
-        return coef, intercept, solution
+        return coef, intercept, _warn_if_not_converged(solution, self.max_iter)
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -686,7 +766,8 @@ class LinearSVR(
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the samples.
+            Weights of the samples; samples of weight zero or less are
+            dropped, as liblinear drops them.
 
         Returns
         -------
@@ -698,14 +779,14 @@ class LinearSVR(
         family = input_family(X)
         X = validate_data(self, X, xp=xp, accept_sparse="csr", dtype=np.float64)
         y = self._targets(X, y, xp)
-        self._resolve(X, "l2", "ovr")
-        weights = _check_weights(sample_weight, X.shape[0], "LinearSVR", xp)
-        coef, intercept, solution = self._fit_problems(X, y, weights, [self.C], xp)
+        dual = self._resolve(X, "l2", "ovr")
+        weights = _check_weights(sample_weight, X.shape[0], xp)
+        coef, intercept, n_iter = self._fit_problems(X, y, weights, [self.C], dual, xp)
         self.coef_ = to_family(coef[0], family)
         self.intercept_ = (
             to_family(intercept[:1], family) if self.fit_intercept else 0.0
         )
-        self.n_iter_ = _warn_if_not_converged(solution, self.max_iter)
+        self.n_iter_ = n_iter
         return self
 
     def _batch_params(self) -> frozenset:
@@ -720,16 +801,15 @@ class LinearSVR(
         xp = compute_namespace()
         X = check_array(X, xp=xp, accept_sparse="csr", dtype=np.float64)
         y = self._targets(X, y, xp)
-        self._resolve(X, "l2", "ovr")
-        weights = _check_weights(sample_weight, X.shape[0], "LinearSVR", xp)
+        dual = self._resolve(X, "l2", "ovr")
+        weights = _check_weights(sample_weight, X.shape[0], xp)
         for train in [None] if folds is None else folds:
             if train is None:
                 parts = X, y, weights
             else:
                 rows = xp.asarray(train)
                 parts = X[rows], y[rows], weights[rows]
-            coef, intercept, solution = self._fit_problems(*parts, Cs, xp)
-            _warn_if_not_converged(solution, self.max_iter)
+            coef, intercept, _ = self._fit_problems(*parts, Cs, dual, xp)
             yield LinearSVRBatch(coef, intercept)
 
     def __sklearn_tags__(self):

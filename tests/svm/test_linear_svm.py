@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn import svm as sk_svm
+from sklearn.base import clone as sk_clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
 
@@ -23,10 +24,10 @@ from gpuml.model_selection import GridSearchCV
 from gpuml.svm import LinearSVC, LinearSVR
 
 SK_TIGHT = dict(tol=1e-11, max_iter=200000)
-# Newton stops on the gradient (bounds the error by it); the dual CD on a
-# duality gap (bounds the error by tol * max(||w||, 1)).
+# Newton stops on the gradient (bounds the error by it); the other problems
+# are scikit-learn's own liblinear (CD_TIGHT: its tol and max_iter).
 NEWTON_TIGHT = dict(tol=1e-11, max_iter=200)
-CD_TIGHT = dict(tol=1e-8, max_iter=100000)
+CD_TIGHT = SK_TIGHT
 
 
 def _classification(rng, n_classes, n=120, p=5):
@@ -91,13 +92,71 @@ def test_squared_hinge_matches_sklearn(backend, rng, options, n_classes, fmt):
     )
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"loss": "hinge", "C": 0.1},
+        {"loss": "hinge", "class_weight": "balanced", "intercept_scaling": 3.0},
+        {"loss": "hinge", "fit_intercept": False, "C": 2.0},
+        {"penalty": "l1", "dual": False},
+        {"penalty": "l1", "dual": False, "class_weight": {3: 3.0}, "C": 0.3},
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_hinge_matches_sklearn(backend, rng, n_classes):
-    X, y = _classification(rng, n_classes, n=60, p=4)
-    options = dict(loss="hinge", C=0.1, random_state=0)
-    theirs = sk_svm.LinearSVC(**SK_TIGHT, **options).fit(X, y)
-    ours = LinearSVC(**CD_TIGHT, **options).fit(backend.asarray(X), backend.asarray(y))
-    _assert_close(ours, theirs, backend, rtol=1e-5)
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_compiled_liblinear_equals_sklearn(backend, rng, options, n_classes, fmt):
+    """The hinge and the L1 penalty are scikit-learn's compiled liblinear on a
+    host copy: scikit-learn's coefficients, intercepts and n_iter_ exactly
+    (random_state, sample and class weights included)."""
+    X, y = _classification(rng, n_classes, n=150)
+    if fmt == "csr":
+        X[np.abs(X) < 0.7] = 0.0
+    sw = rng.uniform(0.2, 2.0, len(y))
+    params = dict(random_state=4, max_iter=100_000, **options)
+    X_host = sp.csr_matrix(X) if fmt == "csr" else X
+    theirs = sk_svm.LinearSVC(**params).fit(X_host, y, sample_weight=sw)
+    ours = LinearSVC(**params).fit(
+        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
+    )
+    np.testing.assert_array_equal(backend.to_numpy(ours.coef_), theirs.coef_)
+    if options.get("fit_intercept", True):
+        np.testing.assert_array_equal(
+            backend.to_numpy(ours.intercept_), theirs.intercept_
+        )
+    assert ours.n_iter_ == theirs.n_iter_
+    backend.assert_family(ours.coef_)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"epsilon": 0.5, "C": 0.05},
+        {"epsilon": 0.0, "C": 3.0, "intercept_scaling": 2.0},
+        {"fit_intercept": False},
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_epsilon_insensitive_equals_sklearn(backend, rng, options, fmt):
+    """LinearSVR's epsilon-insensitive loss: scikit-learn's compiled liblinear
+    on a host copy, its result exactly."""
+    X, y = _regression(rng, n=120, p=5)
+    if fmt == "csr":
+        X[np.abs(X) < 0.5] = 0.0
+    sw = rng.uniform(0.2, 2.0, len(y))
+    params = dict(random_state=2, max_iter=100_000, **options)
+    X_host = sp.csr_matrix(X) if fmt == "csr" else X
+    theirs = sk_svm.LinearSVR(**params).fit(X_host, y, sample_weight=sw)
+    ours = LinearSVR(**params).fit(
+        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
+    )
+    np.testing.assert_array_equal(backend.to_numpy(ours.coef_), theirs.coef_)
+    np.testing.assert_array_equal(
+        np.asarray(backend.to_numpy(ours.intercept_)), np.asarray(theirs.intercept_)
+    )
+    assert ours.n_iter_ == theirs.n_iter_
+    backend.assert_family(ours.coef_, shape=(X.shape[1],))
 
 
 @pytest.mark.parametrize(
@@ -120,14 +179,6 @@ def test_squared_epsilon_insensitive_matches_sklearn(backend, rng, options, fmt)
     backend.assert_family(ours.coef_, dtype=np.float64, shape=(X.shape[1],))
     _assert_close(ours, theirs, backend)
     backend.assert_family(ours.predict(backend.as_format(X, fmt)), shape=(len(y),))
-
-
-def test_epsilon_insensitive_matches_sklearn(backend, rng):
-    X, y = _regression(rng, n=50, p=3)
-    options = dict(epsilon=0.5, C=0.05, random_state=0)
-    theirs = sk_svm.LinearSVR(**SK_TIGHT, **options).fit(X, y)
-    ours = LinearSVR(**CD_TIGHT, **options).fit(backend.asarray(X), backend.asarray(y))
-    _assert_close(ours, theirs, backend, rtol=1e-5)
 
 
 def _gradients(coef, intercept, X, T, C, loss, epsilon=0.0):
@@ -217,10 +268,162 @@ def test_unsupported_combinations_raise_sklearns_error(rng, cls, sk_cls, options
     assert str(ours.value) == str(theirs.value)
 
 
-def test_crammer_singer_names_sklearns_class(rng):
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"C": 2.0, "intercept_scaling": 3.0},
+        {"fit_intercept": False},
+        {"class_weight": "balanced"},
+        {"class_weight": {3: 2.0, 7: 0.5}, "C": 0.3},
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_crammer_singer_equals_sklearn(backend, rng, options, n_classes, fmt):
+    """scikit-learn's own liblinear runs Crammer-Singer on a host copy: the
+    same coefficients, intercepts, n_iter_ and predictions, bit for bit, at
+    the default tol (binary: the difference of the two classes' rows)."""
+    X, y = _classification(rng, n_classes, n=150)
+    if fmt == "csr":
+        X[np.abs(X) < 0.7] = 0.0
+    sw = rng.uniform(0.2, 2.0, len(y))
+    sw[::7] = -0.5  # liblinear drops samples of non-positive weight
+    params = dict(multi_class="crammer_singer", random_state=3, **options)
+    params["max_iter"] = 100_000
+    X_host = sp.csr_matrix(X) if fmt == "csr" else X
+    theirs = sk_svm.LinearSVC(**params).fit(X_host, y, sample_weight=sw)
+    ours = LinearSVC(**params).fit(
+        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
+    )
+    np.testing.assert_array_equal(backend.to_numpy(ours.coef_), theirs.coef_)
+    if options.get("fit_intercept", True):
+        np.testing.assert_array_equal(
+            backend.to_numpy(ours.intercept_), theirs.intercept_
+        )
+    else:
+        assert ours.intercept_ == 0.0
+    assert ours.n_iter_ == theirs.n_iter_
+    assert ours.coef_.shape == theirs.coef_.shape
+    np.testing.assert_array_equal(
+        backend.to_numpy(ours.predict(backend.as_format(X, fmt))), theirs.predict(X)
+    )
+    backend.assert_family(ours.coef_)
+
+
+def test_crammer_singer_warns_as_sklearn(rng):
+    """scikit-learn's liblinear runs Crammer-Singer to its own cap of 100,000
+    passes whatever max_iter is, and warns when it took max_iter or more."""
     X, y = _classification(rng, 3)
-    with pytest.raises(ValueError, match=r"multi_class='crammer_singer'"):
-        LinearSVC(multi_class="crammer_singer").fit(X, y)
+    params = dict(multi_class="crammer_singer", random_state=0, max_iter=2)
+    with pytest.warns(ConvergenceWarning, match="^Liblinear failed to converge"):
+        theirs = sk_svm.LinearSVC(**params).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="^Liblinear failed to converge"):
+        ours = LinearSVC(**params).fit(X, y)
+    assert ours.n_iter_ == theirs.n_iter_ > 2
+    np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+
+
+def test_crammer_singer_draws_from_random_state_as_sklearn(rng):
+    """One draw per fit from a RandomState instance: two fits in a row equal
+    scikit-learn's two, and leave the state where scikit-learn's leave it."""
+    X, y = _classification(rng, 3)
+    params = dict(multi_class="crammer_singer", C=0.5, max_iter=100_000)
+    theirs_state, ours_state = np.random.RandomState(5), np.random.RandomState(5)
+    for _ in range(2):
+        theirs = sk_svm.LinearSVC(**params, random_state=theirs_state).fit(X, y)
+        ours = LinearSVC(**params, random_state=ours_state).fit(X, y)
+        np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+    assert ours_state.randint(1 << 30) == theirs_state.randint(1 << 30)
+
+
+def test_crammer_singer_search_equals_sklearn(backend, rng):
+    """A search over C (and over multi_class): every candidate equals its
+    own fit, so the scores and the refit equal scikit-learn's."""
+    X, y = _classification(rng, 3, n=150)
+    grid = {"C": [0.01, 0.1, 1.0, 10.0], "multi_class": ["ovr", "crammer_singer"]}
+    base = dict(random_state=0, max_iter=100_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # ovr's at max_iter
+        theirs = SkGridSearchCV(sk_svm.LinearSVC(**base, tol=1e-10), grid).fit(X, y)
+        ours = GridSearchCV(LinearSVC(**base, tol=1e-10), grid).fit(
+            backend.asarray(X), backend.asarray(y)
+        )
+    np.testing.assert_allclose(
+        ours.cv_results_["mean_test_score"],
+        theirs.cv_results_["mean_test_score"],
+        rtol=0,
+        atol=1e-12,
+    )
+    assert ours.best_params_ == theirs.best_params_
+    if ours.best_params_["multi_class"] == "crammer_singer":
+        np.testing.assert_array_equal(
+            backend.to_numpy(ours.best_estimator_.coef_),
+            theirs.best_estimator_.coef_,
+        )
+
+
+@pytest.mark.parametrize(
+    "cls, options",
+    [
+        (LinearSVC, {}),
+        (LinearSVC, {"loss": "hinge"}),
+        (LinearSVC, {"penalty": "l1", "dual": False}),
+        (LinearSVR, {}),
+        (LinearSVR, {"loss": "squared_epsilon_insensitive"}),
+    ],
+    ids=str,
+)
+def test_negative_weights_drop_samples_as_liblinear(backend, rng, cls, options):
+    """liblinear drops samples whose weight is not positive: a negative
+    weight fits as a zero one, equal to scikit-learn's fit."""
+    X, y = _regression(rng) if cls is LinearSVR else _classification(rng, 3)
+    sw = rng.uniform(0.2, 2.0, len(y))
+    sw[::5] = -1.0
+    tight = CD_TIGHT if options.get("loss") in (None, "hinge") else NEWTON_TIGHT
+    sk_tight = SK_TIGHT
+    if options.get("penalty") == "l1":  # as test_l1_penalty_matches_sklearn
+        tight = sk_tight = dict(tol=1e-9, max_iter=100000)
+    theirs = sk_svm.__dict__[cls.__name__](**options, **sk_tight, random_state=0)
+    theirs.fit(X, y, sample_weight=sw)
+    ours = cls(**options, **tight, random_state=0).fit(
+        backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(sw)
+    )
+    zero = cls(**options, **tight, random_state=0).fit(
+        backend.asarray(X),
+        backend.asarray(y),
+        sample_weight=backend.asarray(np.maximum(sw, 0.0)),
+    )
+    np.testing.assert_array_equal(
+        backend.to_numpy(ours.coef_), backend.to_numpy(zero.coef_)
+    )
+    _assert_close(ours, theirs, backend, rtol=1e-5)
+
+
+def test_no_positive_weight_raises(rng):
+    """scikit-learn's liblinear then has no sample and fails on an empty
+    max(); gpuml says why."""
+    X, y = _classification(rng, 2)
+    with pytest.raises(ValueError):
+        sk_svm.LinearSVC().fit(X, y, sample_weight=-np.ones(len(y)))
+    for options in ({}, {"multi_class": "crammer_singer"}):
+        with pytest.raises(ValueError, match="at least one sample with a positive"):
+            LinearSVC(**options).fit(X, y, sample_weight=-np.ones(len(y)))
+    # a class without a positive weight: scikit-learn's liblinear fits the
+    # other classes only, a coef_ of fewer rows than classes_
+    X, y = _classification(rng, 3)
+    sw = np.where(y == y.max(), 0.0, 1.0)
+    assert sk_svm.LinearSVC(multi_class="crammer_singer").fit(
+        X, y, sample_weight=sw
+    ).coef_.shape == (2, X.shape[1])
+    with pytest.raises(ValueError, match="positive weight in every class"):
+        LinearSVC(multi_class="crammer_singer").fit(X, y, sample_weight=sw)
+    X_r, y_r = _regression(rng)
+    theirs = sk_svm.LinearSVR().fit(X_r, y_r, sample_weight=-np.ones(len(y_r)))
+    ours = LinearSVR().fit(X_r, y_r, sample_weight=-np.ones(len(y_r)))
+    np.testing.assert_array_equal(ours.coef_, theirs.coef_)  # zeros, as sklearn
+    np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
 
 
 @pytest.mark.parametrize(
@@ -256,8 +459,6 @@ def test_errors_as_sklearn(rng):
     assert str(ours.value) == str(theirs.value)
     with pytest.raises(ValueError, match="Unknown label type"):
         LinearSVC().fit(X, rng.normal(size=len(y)))
-    with pytest.raises(ValueError, match="non-negative sample weights"):
-        LinearSVC().fit(X, y, sample_weight=np.r_[-1.0, np.ones(len(y) - 1)])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         LinearSVR().fit(X, y[:-1])
 
@@ -394,3 +595,29 @@ def test_sparse_matches_dense_and_sparsify(rng):
     dense.sparsify()
     assert sp.issparse(dense.coef_)
     np.testing.assert_allclose(dense.decision_function(X), before)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_compiled_fits_in_threads_equal_fits_one_by_one(rng):
+    """scikit-learn's liblinear seeds one generator of the process per fit:
+    gpuml's fits take it one at a time, so fits in threads at once (an
+    in-process Dask cluster) equal fits one by one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = _classification(rng, 3, n=2000, p=20)
+    y_r = X @ rng.normal(size=X.shape[1]) + rng.normal(size=len(X))
+    models = [
+        (LinearSVC(loss="hinge", random_state=seed, C=C), y)
+        for seed, C in [(0, 1.0), (1, 0.3), (2, 3.0)]
+    ] + [(LinearSVR(random_state=seed, C=1.0), y_r) for seed in (0, 1, 2)]
+
+    def fit(pair):
+        model, target = pair
+        return sk_clone(model).fit(X, target).coef_
+
+    expected = [fit(pair) for pair in models]
+    for _ in range(3):
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            got = list(pool.map(fit, models))
+        for ours, theirs in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(ours, theirs)
