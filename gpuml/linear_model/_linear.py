@@ -105,7 +105,14 @@ def _solve_lstsq(problem: _RidgeProblem, *, tol, n_jobs, xp):
     tall = n_samples >= n_features
     # X = Q R (tall) or Xᵀ = Q R (wide): the SVD of the small square factor
     # gives X's singular values and vectors.
-    Q, R = xp.linalg.qr(X if tall else X.T)
+    QtY = None
+    if tall and xp is np:
+        # NumPy: the augmented-matrix form, as the device path's: R of [X, Y]
+        # holds R and Qᵀ Y, and forming Q (twice the work) is left out
+        R_full = np.linalg.qr(np.concatenate([X, Y.astype(X.dtype)], axis=1), "r")
+        R, QtY = R_full[:n_features, :n_features], R_full[:n_features, n_features:]
+    else:
+        Q, R = xp.linalg.qr(X if tall else X.T)
     check_finite_system(R, xp=xp)
     U, s, Vt = thin_svd(R if tall else R.T, xp, host_max=_HOST_SOLVE_MAX)
     s_host = np.asarray(to_host(s), dtype=np.float64)
@@ -115,7 +122,8 @@ def _solve_lstsq(problem: _RidgeProblem, *, tol, n_jobs, xp):
     keep = xp.asarray(kept)
     inverse = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(X.dtype)
     if tall:  # X = (Q U) diag(s) Vt
-        coef = Vt.T @ (inverse[:, None] * (U.T @ (Q.T @ Y)))
+        QtY = Q.T @ Y if QtY is None else QtY
+        coef = Vt.T @ (inverse[:, None] * (U.T @ QtY))
     else:  # X = U diag(s) (Q Vtᵀ)ᵀ
         coef = Q @ (Vt.T @ (inverse[:, None] * (U.T @ Y)))
     if scale != 1.0:
