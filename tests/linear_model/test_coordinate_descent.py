@@ -608,6 +608,58 @@ def test_random_selection_on_the_gpu_solves_on_a_host_copy(rng, monkeypatch, for
         assert _rel_err(coefs[i, 0], expected.coef_) < 1e-8
 
 
+@pytest.mark.parametrize("weights", ["none", "negative"])
+def test_sparse_residuals_on_the_gpu_solve_on_a_host_copy(rng, monkeypatch, weights):
+    """On the GPU, sparse X's residual form (wide sparse X, or negative
+    weights) has no sweep kernel: cyclic fits run scikit-learn's compiled
+    sparse solver on a host copy of the operator, as the CPU does, the same
+    bits (NumPy under another name plays the device's namespace)."""
+    import types
+
+    from gpuml.linear_model import _coordinate_descent as cd
+    from gpuml.linear_model import _coordinate_descent_solver as solver
+
+    device = types.ModuleType("device_numpy")
+    device.__dict__.update(vars(np))
+    X, y = _regression(rng, 40, 60)
+    X = _sparse(rng, X)
+    sw = None
+    if weights == "negative":
+        sw = rng.uniform(0.5, 2.0, X.shape[0])
+        sw[::9] = -0.3
+        sw *= len(sw) / sw.sum()  # as ElasticNet rescales them before _prepare
+    made = []
+    original = solver._SparseOps.host_twin
+    monkeypatch.setattr(
+        solver._SparseOps, "host_twin", lambda self: made.append(1) or original(self)
+    )
+    alphas, ratios = [0.05, 0.2, 1.0], [0.5, 1.0, 0.9]
+    options = dict(max_iter=5000, tol=1e-8, positive=False, seeds=None)
+    fits = {}
+    with warnings.catch_warnings():
+        # negative weights: scikit-learn's gap is NaN, it warns (as below)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for xp in (np, device):
+            data = cd._prepare(
+                X, y[:, None], sw, fit_intercept=True, precompute=False,
+                overwrite_X=False, xp=np,
+            )  # fmt: skip
+            assert data.kind == "sparse"
+            data.xp = xp
+            fits[xp] = cd.fit_candidates(data, alphas, ratios, **options)
+        expected = [
+            SkElasticNet(alpha=alpha, l1_ratio=ratio, tol=1e-8, max_iter=5000)
+            .fit(X, y, sample_weight=sw)
+            .coef_
+            for alpha, ratio in zip(alphas, ratios, strict=True)
+        ]
+    assert len(made) == 1  # the device's operator, copied once
+    for ours, theirs in zip(fits[device], fits[np], strict=True):
+        np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    for i, coef in enumerate(expected):
+        assert _rel_err(fits[device][0][i, 0], coef) < 1e-8
+
+
 def test_random_selection_host_copy_is_made_once_per_operator(rng, monkeypatch):
     """A path's steps reuse the operator's host copy."""
     import types
