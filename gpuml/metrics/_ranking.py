@@ -356,8 +356,20 @@ def _binary_average_precision(y_true, y_score, sample_weight, xp: ModuleType):
     precision = xp.where(nonzero, tps / xp.where(nonzero, predicted, 1.0), 0.0)
     steps = ((tps - _shift_right(tps, xp)) * precision).sum(axis=-1)
     ap = steps / xp.where(has_pos, n_tp, 1.0)
-    # Without positives scikit-learn's recall is all ones: AP = P at the top = 0.
-    return xp.maximum(xp.where(has_pos, ap, 0.0), 0.0)
+    # Without positive weight scikit-learn's recall is all ones: AP is the
+    # precision at its top threshold (zero weights dropped), 0 unless
+    # negative weights cancel the positives' weight
+    ap = xp.where(has_pos, ap, 0.0)
+    if (
+        sample_weight is not None
+        and not bool(has_pos.all())
+        and bool((sample_weight < 0).any())
+    ):
+        kept, _ = _ranked_counts(sample_weight != 0, y_score, None, xp)
+        top = xp.argmax(kept > 0, axis=-1)[..., None]
+        top_precision = xp.take_along_axis(precision, top, axis=-1)[..., 0]
+        ap = xp.where(has_pos, ap, top_precision)
+    return xp.maximum(ap, 0.0)
 
 
 # --------------------------------------------------------------------------

@@ -918,6 +918,54 @@ def test_ranking_samples_average_of_weights_summing_to_zero_raises(backend):
             )
 
 
+def test_average_precision_random_negative_weights_match_sklearn(backend, rng):
+    """Random small problems with weights of both signs and zeros: where the
+    positives' weights cancel, scikit-learn's recall is all ones and its AP
+    the precision at its top threshold (zero weights dropped); else both
+    give one value, or both raise."""
+    differences = []
+    for trial in range(200):
+        n = int(rng.integers(2, 8))
+        multilabel = trial % 2 == 0
+        shape = (n, 2) if multilabel else (n,)
+        y = rng.integers(0, 2, shape)
+        score = np.round(rng.random(shape), 1)
+        weight = rng.choice([-1.0, -0.5, 0.0, 1.0, 2.0], n)
+        kwargs = {"sample_weight": weight}
+        if multilabel:
+            kwargs["average"] = ["macro", "micro", "weighted", None][trial % 4]
+        expected = _outcome(skm.average_precision_score, [y, score], kwargs)
+        got = _outcome(
+            metrics.average_precision_score,
+            [backend.asarray(y), backend.asarray(score)],
+            {**kwargs, "sample_weight": backend.asarray(weight)},
+        )
+        same = expected[0] == got[0] and (
+            issubclass(got[1], expected[1])
+            if got[0] == "raise"
+            else _same_value(expected[1], got[1])
+        )
+        if not same:
+            differences.append((y, score, weight, expected[:2], got[:2]))
+    assert not differences, differences[:3]
+
+
+def test_average_precision_of_cancelling_positive_weights():
+    """The positives' weights sum to zero: scikit-learn's AP is the precision
+    at its top threshold, here 1 (the zero-weight sample above it dropped)."""
+    y = np.array([1, 0, 0, 0, 1])
+    score = np.array([0.3, 0.6, 1.0, 0.2, 0.8])
+    weight = np.array([1.0, 1.0, 0.0, -1.0, -1.0])
+    with (
+        pytest.warns(UserWarning, match="No positive class found"),
+        np.errstate(divide="ignore", invalid="ignore"),  # scikit-learn's 0/0
+    ):
+        expected = skm.average_precision_score(y, score, sample_weight=weight)
+    with pytest.warns(UserWarning, match="No positive class found"):
+        got = metrics.average_precision_score(y, score, sample_weight=weight)
+    assert got == expected == 1.0
+
+
 def test_roc_auc_random_negative_weights_match_sklearn(backend, rng):
     """Random small problems with weights of both signs: scikit-learn raises
     where its false positive rate goes both ways, else both give one value."""
