@@ -36,7 +36,6 @@ from gpuml.metrics._fused import accuracy_batch
 from gpuml.metrics._label_counts import (
     _check_zero_division_kernel,
     _counts,
-    _divide,
     _host_position,
     _label_average,
     _label_batch,
@@ -349,7 +348,11 @@ def _confusion_matrix_batch(
     cm = cm.reshape(k, n_labels, n_labels)
     axis = {"true": -1, "pred": -2, "all": (-2, -1)}.get(normalize)
     if axis is not None:
-        cm = _divide(cm, cm.sum(axis=axis, keepdims=True), xp)
+        # scikit-learn's nan_to_num of the quotients: 0/0 is 0, and x/0 (a
+        # row or column of weights summing to 0) the largest float
+        total = cm.sum(axis=axis, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cm = xp.nan_to_num(cm / total)
     if n_labels == 1:
         _warn_single_label()
     return cm
@@ -407,15 +410,22 @@ def _balanced_accuracy_score_batch(
     if (batch.n_present() == 1).any():
         _warn_single_label()  # scikit-learn goes through confusion_matrix
     tp, _, n_true = _counts(batch)
-    valid = xp.broadcast_to(n_true != 0, tp.shape)
-    if bool(xp.any(batch.present & ~valid)):
+    # scikit-learn: the confusion matrix's diagonal over its row sums, for
+    # the labels present; 0/0 is dropped with its warning (a class only
+    # predicted), x/0 (weights of both signs summing to 0) stays infinite
+    undefined = (n_true == 0) & (tp == 0)
+    valid = batch.present & ~undefined
+    if bool(xp.any(batch.present & undefined)):
         warnings.warn("y_pred contains classes not in y_true", stacklevel=2)
-    per_class = _divide(tp, n_true, xp)
     n_classes = valid.sum(axis=-1)
-    score = xp.where(valid, per_class, 0.0).sum(axis=-1) / n_classes
-    if adjusted:
-        chance = 1 / n_classes
-        with np.errstate(divide="ignore", invalid="ignore"):
+    if adjusted and bool((n_classes == 0).any()):
+        # scikit-learn's chance level 1 / len(per_class) of no class
+        raise ZeroDivisionError("division by zero")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_class = tp / xp.where(undefined, 1, n_true)
+        score = xp.where(valid, per_class, 0.0).sum(axis=-1) / n_classes
+        if adjusted:
+            chance = 1 / n_classes
             score = (score - chance) / (1 - chance)
     return score
 

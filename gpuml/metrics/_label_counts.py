@@ -106,6 +106,9 @@ def _label_average(values, mask, weights, xp: ModuleType, *, skip_nan: bool):
     if weights is not None:
         w = xp.where(valid, weights, 0).astype(xp.float64)
         total = w.sum(axis=-1)
+        if not skip_nan and bool(((total == 0) & (count > 0)).any()):
+            # np.average's error for weights (of both signs) summing to zero
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
         weighted = (kept * w).sum(axis=-1) / xp.where(total == 0, 1, total)
         mean = xp.where(total == 0, mean, weighted)
     return xp.where(count == 0, xp.nan, mean)

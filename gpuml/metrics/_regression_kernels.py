@@ -288,19 +288,37 @@ def _warn_few_samples(what: str, n_samples: int, stacklevel: int = 3) -> bool:
     return True
 
 
+def _search_rows(cdf, key, side: str, xp: ModuleType):
+    """NumPy's ``searchsorted(cdf[:, j], key[j], side)`` for every column
+    ``j`` along axis -2 at once (``key`` of shape (..., 1, m)): the same
+    binary search, step for step, so that its answer is NumPy's also where
+    ``cdf`` is not sorted (cumulative weights of both signs)."""
+    n = cdf.shape[-2]
+    low = xp.zeros(key.shape, dtype=xp.int64)
+    high = xp.full(key.shape, n, dtype=xp.int64)
+    for _ in range(n.bit_length()):
+        searching = low < high
+        middle = low + ((high - low) >> 1)
+        value = xp.take_along_axis(cdf, xp.minimum(middle, n - 1), axis=-2)
+        right = (value <= key) if side == "right" else (value < key)
+        low = xp.where(searching & right, middle + 1, low)
+        high = xp.where(searching & ~right, middle, high)
+    return low
+
+
 def _weighted_percentile(values, weights, percentile_rank, xp: ModuleType):
     """scikit-learn's ``_weighted_percentile(..., average=True)`` along axis -2.
 
-    ``values`` is ``(..., n, m)`` and ``weights`` ``(n,)``, non-negative
-    (with negative weights the cumulative weights are not sorted and
-    scikit-learn's binary search has no well-defined answer to match);
-    returns ``(..., m)``. This is the "averaged_inverted_cdf" of the
-    weighted sample: the first sorted value whose cumulative weight reaches
-    ``percentile_rank`` percent of the total, averaged with the next value of
-    positive weight when it is reached exactly (within machine epsilon).
-    scikit-learn searches each column with ``searchsorted``; here the search
-    is a count of cumulative weights below the target, for all columns and
-    candidates at once.
+    ``values`` is ``(..., n, m)`` and ``weights`` ``(n,)``; returns ``(...,
+    m)``. This is the "averaged_inverted_cdf" of the weighted sample: the
+    first sorted value whose cumulative weight reaches ``percentile_rank``
+    percent of the total, averaged with the next value of positive weight
+    when it is reached exactly (within machine epsilon). scikit-learn
+    searches each column with ``searchsorted``; here the same binary search
+    runs for all columns and candidates at once (:func:`_search_rows`), so
+    negative weights, whose cumulative sums are not sorted, give NumPy's
+    answer too (on the CPU, where the sort's order of tied values is
+    NumPy's as well).
     """
     if values.dtype.kind != "f":
         values = values.astype(np.float64)
@@ -314,12 +332,12 @@ def _weighted_percentile(values, weights, percentile_rank, xp: ModuleType):
     # A rank of 0 skips leading zero-weight samples (scikit-learn #20528).
     rank = xp.where(rank == 0, xp.nextafter(rank, rank + 1), rank)
     max_index = n_samples - 1
-    index = xp.clip((cdf < rank).sum(axis=-2, keepdims=True), 0, max_index)
+    index = xp.clip(_search_rows(cdf, rank, "left", xp), 0, max_index)
     cdf_at = xp.take_along_axis(cdf, index, axis=-2)
     above = (cdf_at - rank) > np.finfo(dtype).eps
     following = xp.clip(index + 1, 0, max_index)
     # After a zero weight, average with the next sample that adds weight.
-    next_positive = (cdf <= cdf_at).sum(axis=-2, keepdims=True)
+    next_positive = _search_rows(cdf, cdf_at, "right", xp)
     next_positive = xp.where(next_positive > max_index, index, next_positive)
     zero_next = xp.take_along_axis(sorted_weights, following, axis=-2) == 0
     following = xp.where(zero_next, next_positive, following)
