@@ -410,6 +410,22 @@ def _class_shifts(W, l1, l2, penalised):
     return np.where(penalised[None, :] & (l1[:, None] > 0), shifts, 0.0)
 
 
+def _check_magnitude(Z, total: float, xp: ModuleType) -> None:
+    """A clear error where the data's magnitude would overflow the
+    second-order model: its curvature sums ``total`` weights times squared
+    values, beyond float64's range from values near 1e154 (a factorisation
+    then fails with LinAlgError, after NumPy's overflow warnings)."""
+    values = Z.data if is_sparse(Z) else Z
+    largest = float(xp.abs(values).max()) if values.size else 0.0
+    if largest * largest * max(total, 1.0) <= np.finfo(np.float64).max:
+        return
+    raise ValueError(
+        "The L1/elastic-net solver's second-order model overflows: the "
+        f"features' values (up to {largest:.3g}) squared exceed float64's "
+        "range. Scale the features first (for example with StandardScaler)."
+    )
+
+
 def proximal_newton(
     X,
     y_index,
@@ -447,6 +463,7 @@ def proximal_newton(
     mask = xp.asarray(np.tile(mask, rows))
     # the penalties need the total weight, which the problem computes
     problem = _Problem(Z, y_index, n_classes, weights, None, None, mask, xp)
+    _check_magnitude(Z, float(problem.total), xp)
     inverse = np.where(np.isinf(C), 0.0, 1.0 / C) / problem.total
     l1_host, l2_host = inverse * ratio, inverse * (1.0 - ratio)
     problem.l1, problem.l2 = xp.asarray(l1_host), xp.asarray(l2_host)

@@ -365,6 +365,23 @@ def test_multinomial_l1_takes_the_loss_flat_shift(backend):
     assert np.all((host.coef_ != 0).sum(axis=0) < 3)
 
 
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_values_whose_squares_overflow_get_a_clear_error(backend, rng, fmt):
+    """Features near 1e160 and above: the L1 solver's second-order model
+    overflows, and the error says so and names the fix (it was NumPy's
+    'Eigenvalues did not converge'; scikit-learn's saga there takes no step
+    and returns zeros). Values whose squares fit still fit."""
+    X = rng.normal(size=(12, 4))
+    y = np.arange(12) % 2
+    model = LogisticRegression(l1_ratio=1, solver="saga", max_iter=1000)
+    with pytest.raises(ValueError, match=r"overflows.*Scale the features"):
+        model.fit(backend.as_format(X * 1e160, fmt), backend.asarray(y))
+    with warnings.catch_warnings():  # separable: no finite optimum to reach
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = model.fit(backend.as_format(X * 1e150, fmt), backend.asarray(y))
+    assert np.isfinite(backend.to_numpy(fitted.coef_)).all()
+
+
 def test_class_shifts_minimise_the_penalty(rng):
     """The shift of a feature's coefficients over the classes: the
     penalty's minimiser (against a fine grid and the breakpoints), the one
