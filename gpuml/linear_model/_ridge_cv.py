@@ -139,6 +139,27 @@ def gcv_mode_of(X, gcv_mode) -> str:
     return "gram" if n_samples <= n_features else "cov"
 
 
+def check_finite_products(matrix, xp: ModuleType) -> None:
+    """scikit-learn's ``LinAlgError`` where ``X Xᵀ`` or ``Xᵀ X`` (``matrix``)
+    overflowed (features near 1e154 and above), before its
+    eigendecomposition: LAPACK's decomposition of a matrix of infinities
+    can come back as zeros, zero coefficients, a plausible wrong model. On
+    the GPU, gpuml's finiteness kernel (no CuPy kernel to compile)."""
+    if xp is np:
+        finite = bool(np.isfinite(matrix).all())
+    else:
+        from gpuml import _cuda
+
+        flagged = _cuda.any_nonfinite(matrix)
+        finite = not flagged if flagged is not None else bool(xp.isfinite(matrix).all())
+    if not finite:
+        raise np.linalg.LinAlgError(
+            "Eigenvalues did not converge: the products of the centred, "
+            "weighted features overflow float64 (values near 1e154 and "
+            "above). Scale the features, or use gcv_mode='svd'."
+        )
+
+
 class _Decomposition:
     """One decomposition of the centred, weighted problem, for all alphas.
 
@@ -153,10 +174,13 @@ class _Decomposition:
         n_samples, n_features = problem.X.shape
         if mode == "gram":
             K = _kernel(problem, sqrt_sw, xp)
+            check_finite_products(K, xp)
             self.values, B = eigh(K, xp)
             self.g = 0.0
         elif mode == "cov":
-            self.values, self.V = eigh(problem.gram(), xp)
+            G = problem.gram()
+            check_finite_products(G, xp)
+            self.values, self.V = eigh(G, xp)
             B = problem.matvec(self.V)  # the centred, weighted X, times V
             self.g = 1.0
         else:
@@ -294,7 +318,9 @@ def _fit_gcv_device(
     n_samples = Xs.shape[0]
     n_targets = Y.shape[1]
     root = problem.sqrt_sw
-    values, V_rows = device_eigh(Xs.T @ Xs)
+    gram = Xs.T @ Xs
+    check_finite_products(gram, xp)
+    values, V_rows = device_eigh(gram)
     B = xp.ascontiguousarray(Xs @ V_rows.T)  # (n, p)
     B2 = xp.empty_like(B)
     _cuda.launch("ridge", "square_values<double>", B.size, (B, np.int64(B.size), B2))

@@ -519,3 +519,34 @@ def test_negative_weights_raise(backend, rng, Estimator):
         Estimator().fit(
             backend.asarray(X), backend.asarray(y), sample_weight=-np.ones(30)
         )
+
+
+@pytest.mark.parametrize("width", [4, 20], ids=["tall", "wide"])
+@pytest.mark.parametrize("cls", ["RidgeCV", "RidgeClassifierCV"])
+def test_values_whose_products_overflow_raise_as_sklearn(backend, rng, cls, width):
+    """Features near 1e300: X Xᵀ and Xᵀ X overflow, and the eigen modes
+    raise scikit-learn's LinAlgError (with the reason and the fix), where
+    LAPACK's decomposition of the infinities came back as zeros: zero
+    coefficients, a plausible wrong model. At 1e150 both fit alike."""
+    X = rng.normal(size=(12, width))
+    y = np.arange(12) % 2 if cls == "RidgeClassifierCV" else np.linspace(0, 1, 12)
+    ours, theirs = globals()[cls], getattr(sk, cls)
+    with np.errstate(over="ignore", invalid="ignore"):  # NumPy's, in both
+        with pytest.raises(np.linalg.LinAlgError):
+            theirs().fit(X * 1e300, y)
+        with pytest.raises(np.linalg.LinAlgError, match=r"overflow.*Scale the"):
+            ours().fit(backend.asarray(X * 1e300), backend.asarray(y))
+    with np.errstate(divide="ignore"):  # interpolating folds: 0 in both
+        expected = theirs().fit(X * 1e150, y)
+        got = ours().fit(backend.asarray(X * 1e150), backend.asarray(y))
+    assert got.alpha_ == expected.alpha_
+    np.testing.assert_allclose(
+        backend.to_numpy(got.decision_function(backend.asarray(X * 1e150)))
+        if cls == "RidgeClassifierCV"
+        else backend.to_numpy(got.predict(backend.asarray(X * 1e150))),
+        expected.decision_function(X * 1e150)
+        if cls == "RidgeClassifierCV"
+        else expected.predict(X * 1e150),
+        rtol=1e-6,
+        atol=1e-9,
+    )
