@@ -47,7 +47,7 @@ CASES = [
         {"l1_ratio": 1, "solver": "saga"},
         "X",
         "clf",
-    ),  # noqa: E501
+    ),
     ("linear_model", "LogisticRegression", {"solver": "liblinear"}, "X", "binary"),
     ("linear_model", "LogisticRegressionCV", {}, "X", "clf"),
     ("svm", "LinearSVC", {}, "X", "clf"),
@@ -58,7 +58,7 @@ CASES = [
         {"multi_class": "crammer_singer", "random_state": 0},
         "X",
         "clf",
-    ),  # noqa: E501
+    ),
     ("svm", "LinearSVR", {"random_state": 0}, "X", "reg"),
     ("neighbors", "KNeighborsClassifier", {}, "X", "clf"),
     ("neighbors", "KNeighborsRegressor", {}, "X", "reg"),

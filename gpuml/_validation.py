@@ -55,6 +55,23 @@ def _estimator_name(estimator) -> str | None:
     return estimator if isinstance(estimator, str) else type(estimator).__name__
 
 
+def quickly_finite(values, xp: ModuleType) -> bool:
+    """True when one pass proves dense float ``values`` hold neither NaN nor
+    infinity: a sum on the host (NaN and inf propagate into it), gpuml's
+    flag kernel on the device. False means "not proven": a value is not
+    finite, or (on the host) the sum itself overflowed."""
+    if xp is np:
+        # An overflowing sum (float16) only sends the check to the scan,
+        # and must not raise under np.errstate(over="raise") (scikit-learn
+        # ignores it too).
+        with np.errstate(over="ignore"):
+            return bool(np.isfinite(values.sum()))
+    from gpuml import _cuda
+
+    found = _cuda.any_nonfinite(values)
+    return found is False or (found is None and bool(xp.isfinite(values.sum())))
+
+
 def assert_all_finite(
     array, *, xp: ModuleType, allow_nan=False, estimator=None, input_name=""
 ):
@@ -71,19 +88,8 @@ def assert_all_finite(
         return
     if values.dtype.kind not in "fc" or values.size == 0:
         return
-    if xp is np:
-        # An overflowing sum (float16) only sends the check to the scan,
-        # and must not raise under np.errstate(over="raise") (scikit-learn
-        # ignores it too).
-        with np.errstate(over="ignore"):
-            if bool(np.isfinite(values.sum())):
-                return
-    else:
-        from gpuml import _cuda
-
-        found = _cuda.any_nonfinite(values)
-        if found is False or (found is None and bool(xp.isfinite(values.sum()))):
-            return
+    if quickly_finite(values, xp):
+        return
     if xp is np and not values.flags.writeable:
         values = values.copy()  # scikit-learn's Cython scan needs a writeable buffer
     assert_all_finite_element_wise(

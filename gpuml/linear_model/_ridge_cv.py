@@ -67,6 +67,7 @@ from gpuml._sklearn_compat import (
 from gpuml._validation import (
     FLOAT_DTYPES,
     check_sample_weight,
+    quickly_finite,
     validate_data,
 )
 from gpuml.base import DeviceCacheMixin
@@ -143,16 +144,10 @@ def check_finite_products(matrix, xp: ModuleType) -> None:
     """scikit-learn's ``LinAlgError`` where ``X Xᵀ`` or ``Xᵀ X`` (``matrix``)
     overflowed (features near 1e154 and above), before its
     eigendecomposition: LAPACK's decomposition of a matrix of infinities
-    can come back as zeros, zero coefficients, a plausible wrong model. On
-    the GPU, gpuml's finiteness kernel (no CuPy kernel to compile)."""
-    if xp is np:
-        finite = bool(np.isfinite(matrix).all())
-    else:
-        from gpuml import _cuda
-
-        flagged = _cuda.any_nonfinite(matrix)
-        finite = not flagged if flagged is not None else bool(xp.isfinite(matrix).all())
-    if not finite:
+    can come back as zeros, zero coefficients, a plausible wrong model. The
+    input check's one-pass test first (:func:`gpuml._validation.quickly_finite`),
+    the element-wise one only where it does not prove finiteness."""
+    if not (quickly_finite(matrix, xp) or bool(xp.isfinite(matrix).all())):
         raise np.linalg.LinAlgError(
             "Eigenvalues did not converge: the products of the centred, "
             "weighted features overflow float64 (values near 1e154 and "

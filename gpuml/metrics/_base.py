@@ -206,6 +206,12 @@ def check_targets(y_true, y_pred, xp: ModuleType):
     return y_type, classes, y_true, y_pred
 
 
+def weights_sum_to_zero() -> ZeroDivisionError:
+    """``np.average``'s error for weights that sum to zero, which
+    scikit-learn's averages of scores let through."""
+    return ZeroDivisionError("Weights sum to zero, can't be normalized")
+
+
 def check_weights(
     sample_weight,
     n_samples: int,

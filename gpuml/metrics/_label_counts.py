@@ -35,6 +35,7 @@ from gpuml.metrics._base import (
     host_as_numbers,
     metric_namespace,
     not_integral,
+    weights_sum_to_zero,
 )
 
 _AVERAGE_OPTIONS = (None, "micro", "macro", "weighted", "samples")
@@ -108,7 +109,7 @@ def _label_average(values, mask, weights, xp: ModuleType, *, skip_nan: bool):
         total = w.sum(axis=-1)
         if not skip_nan and bool(((total == 0) & (count > 0)).any()):
             # np.average's error for weights (of both signs) summing to zero
-            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+            raise weights_sum_to_zero()
         weighted = (kept * w).sum(axis=-1) / xp.where(total == 0, 1, total)
         mean = xp.where(total == 0, mean, weighted)
     return xp.where(count == 0, xp.nan, mean)

@@ -59,6 +59,7 @@ from gpuml.metrics._base import (
     metric_namespace,
     to_score,
     type_of_target,
+    weights_sum_to_zero,
 )
 
 __all__ = [
@@ -385,7 +386,7 @@ def _weighted_mean(scores, weights, xp: ModuleType):
     if weights is None:
         return scores.mean(axis=-1)
     if float(weights.sum()) == 0:
-        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        raise weights_sum_to_zero()
     scores = xp.where(weights == 0, 0.0, scores)
     return (scores * weights).sum(axis=-1) / weights.sum()
 

@@ -911,6 +911,27 @@ def test_ranking_samples_average_of_weights_summing_to_zero_raises(backend):
             )
 
 
+def _weighted_outcomes(name, args, kwargs, backend):
+    """``None`` when metric ``name`` of scikit-learn and of gpuml (on the
+    backend's arrays, the weights included) give one value or raise alike;
+    else both outcomes."""
+    expected = _outcome(getattr(skm, name), args, kwargs)
+    got = _outcome(
+        getattr(metrics, name),
+        [backend.asarray(a) for a in args],
+        {
+            k: backend.asarray(v) if k == "sample_weight" else v
+            for k, v in kwargs.items()
+        },
+    )
+    same = expected[0] == got[0] and (
+        issubclass(got[1], expected[1])
+        if got[0] == "raise"
+        else _same_value(expected[1], backend.to_numpy(got[1]))
+    )
+    return None if same else (expected[:2], got[:2])
+
+
 def test_average_precision_random_negative_weights_match_sklearn(backend, rng):
     """Random small problems with weights of both signs and zeros: where the
     positives' weights cancel, scikit-learn's recall is all ones and its AP
@@ -927,19 +948,11 @@ def test_average_precision_random_negative_weights_match_sklearn(backend, rng):
         kwargs = {"sample_weight": weight}
         if multilabel:
             kwargs["average"] = ["macro", "micro", "weighted", None][trial % 4]
-        expected = _outcome(skm.average_precision_score, [y, score], kwargs)
-        got = _outcome(
-            metrics.average_precision_score,
-            [backend.asarray(y), backend.asarray(score)],
-            {**kwargs, "sample_weight": backend.asarray(weight)},
+        outcomes = _weighted_outcomes(
+            "average_precision_score", [y, score], kwargs, backend
         )
-        same = expected[0] == got[0] and (
-            issubclass(got[1], expected[1])
-            if got[0] == "raise"
-            else _same_value(expected[1], got[1])
-        )
-        if not same:
-            differences.append((y, score, weight, expected[:2], got[:2]))
+        if outcomes is not None:
+            differences.append((y, score, weight, *outcomes))
     assert not differences, differences[:3]
 
 
@@ -988,19 +1001,9 @@ def test_random_signed_weights_match_sklearn(backend, rng, name, kind, kwargs):
             y, pred = rng.normal(size=n), rng.normal(size=n)
         weight = rng.choice([-1.0, 0.0, 0.0, 1.0, 2.0], n)
         args = {**kwargs, "sample_weight": weight}
-        expected = _outcome(getattr(skm, name), [y, pred], args)
-        got = _outcome(
-            getattr(metrics, name),
-            [backend.asarray(y), backend.asarray(pred)],
-            {**args, "sample_weight": backend.asarray(weight)},
-        )
-        same = expected[0] == got[0] and (
-            issubclass(got[1], expected[1])
-            if got[0] == "raise"
-            else _same_value(expected[1], backend.to_numpy(got[1]))
-        )
-        if not same:
-            differences.append((y, pred, weight, expected[:2], got[:2]))
+        outcomes = _weighted_outcomes(name, [y, pred], args, backend)
+        if outcomes is not None:
+            differences.append((y, pred, weight, *outcomes))
     assert not differences, differences[:3]
 
 
@@ -1019,21 +1022,11 @@ def test_roc_auc_random_negative_weights_match_sklearn(backend, rng):
             score /= score.sum(axis=1, keepdims=True)
             kwargs["multi_class"] = "ovr"
         weight = rng.choice([-1.0, -0.5, 0.0, 1.0, 2.0], n)
-        expected = _outcome(
-            skm.roc_auc_score, [y, score], {**kwargs, "sample_weight": weight}
+        outcomes = _weighted_outcomes(
+            "roc_auc_score", [y, score], {**kwargs, "sample_weight": weight}, backend
         )
-        got = _outcome(
-            metrics.roc_auc_score,
-            [backend.asarray(y), backend.asarray(score)],
-            {**kwargs, "sample_weight": backend.asarray(weight)},
-        )
-        same = expected[0] == got[0] and (
-            issubclass(got[1], expected[1])
-            if got[0] == "raise"
-            else _same_value(expected[1], got[1])
-        )
-        if not same:
-            differences.append((y, score, weight, expected[:2], got[:2]))
+        if outcomes is not None:
+            differences.append((y, score, weight, *outcomes))
     assert not differences, differences[:3]
 
 

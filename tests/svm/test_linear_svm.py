@@ -42,6 +42,29 @@ def _regression(rng, n=120, p=5):
     return X, X @ rng.normal(size=p) + 0.5 * rng.normal(size=n) + 1.0
 
 
+def _assert_equal_fits(cls, params, X, y, sw, fmt, backend):
+    """gpuml's ``cls`` and scikit-learn's class of that name fitted alike
+    (``X`` as ``fmt``): the same coefficients, intercepts and ``n_iter_``,
+    bit for bit. Returns ``(ours, theirs)``."""
+    X_host = sp.csr_matrix(X) if fmt == "csr" else X
+    theirs = getattr(sk_svm, cls.__name__)(**params).fit(X_host, y, sample_weight=sw)
+    ours = cls(**params).fit(
+        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
+    )
+    assert ours.coef_.shape == theirs.coef_.shape
+    np.testing.assert_array_equal(backend.to_numpy(ours.coef_), theirs.coef_)
+    if params.get("fit_intercept", True):
+        np.testing.assert_array_equal(
+            np.asarray(backend.to_numpy(ours.intercept_)),
+            np.asarray(theirs.intercept_),
+        )
+    else:
+        assert ours.intercept_ == 0.0
+    assert ours.n_iter_ == theirs.n_iter_
+    backend.assert_family(ours.coef_)
+    return ours, theirs
+
+
 def _assert_close(ours, theirs, backend, rtol=1e-6):
     """Coefficients and intercepts within ``rtol`` of the largest of them
     (a fit whose coefficients are all near zero is compared at the scale of
@@ -114,18 +137,7 @@ def test_compiled_liblinear_equals_sklearn(backend, rng, options, n_classes, fmt
         X[np.abs(X) < 0.7] = 0.0
     sw = rng.uniform(0.2, 2.0, len(y))
     params = dict(random_state=4, max_iter=100_000, **options)
-    X_host = sp.csr_matrix(X) if fmt == "csr" else X
-    theirs = sk_svm.LinearSVC(**params).fit(X_host, y, sample_weight=sw)
-    ours = LinearSVC(**params).fit(
-        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
-    )
-    np.testing.assert_array_equal(backend.to_numpy(ours.coef_), theirs.coef_)
-    if options.get("fit_intercept", True):
-        np.testing.assert_array_equal(
-            backend.to_numpy(ours.intercept_), theirs.intercept_
-        )
-    assert ours.n_iter_ == theirs.n_iter_
-    backend.assert_family(ours.coef_)
+    _assert_equal_fits(LinearSVC, params, X, y, sw, fmt, backend)
 
 
 @pytest.mark.parametrize(
@@ -146,16 +158,7 @@ def test_epsilon_insensitive_equals_sklearn(backend, rng, options, fmt):
         X[np.abs(X) < 0.5] = 0.0
     sw = rng.uniform(0.2, 2.0, len(y))
     params = dict(random_state=2, max_iter=100_000, **options)
-    X_host = sp.csr_matrix(X) if fmt == "csr" else X
-    theirs = sk_svm.LinearSVR(**params).fit(X_host, y, sample_weight=sw)
-    ours = LinearSVR(**params).fit(
-        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
-    )
-    np.testing.assert_array_equal(backend.to_numpy(ours.coef_), theirs.coef_)
-    np.testing.assert_array_equal(
-        np.asarray(backend.to_numpy(ours.intercept_)), np.asarray(theirs.intercept_)
-    )
-    assert ours.n_iter_ == theirs.n_iter_
+    ours, _ = _assert_equal_fits(LinearSVR, params, X, y, sw, fmt, backend)
     backend.assert_family(ours.coef_, shape=(X.shape[1],))
 
 
@@ -292,24 +295,10 @@ def test_crammer_singer_equals_sklearn(backend, rng, options, n_classes, fmt):
     sw[::7] = -0.5  # liblinear drops samples of non-positive weight
     params = dict(multi_class="crammer_singer", random_state=3, **options)
     params["max_iter"] = 100_000
-    X_host = sp.csr_matrix(X) if fmt == "csr" else X
-    theirs = sk_svm.LinearSVC(**params).fit(X_host, y, sample_weight=sw)
-    ours = LinearSVC(**params).fit(
-        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
-    )
-    np.testing.assert_array_equal(backend.to_numpy(ours.coef_), theirs.coef_)
-    if options.get("fit_intercept", True):
-        np.testing.assert_array_equal(
-            backend.to_numpy(ours.intercept_), theirs.intercept_
-        )
-    else:
-        assert ours.intercept_ == 0.0
-    assert ours.n_iter_ == theirs.n_iter_
-    assert ours.coef_.shape == theirs.coef_.shape
+    ours, theirs = _assert_equal_fits(LinearSVC, params, X, y, sw, fmt, backend)
     np.testing.assert_array_equal(
         backend.to_numpy(ours.predict(backend.as_format(X, fmt))), theirs.predict(X)
     )
-    backend.assert_family(ours.coef_)
 
 
 def test_crammer_singer_warns_as_sklearn(rng):
