@@ -12,6 +12,7 @@ from numbers import Real
 from types import ModuleType
 
 import numpy as np
+from numpy.lib import NumpyVersion
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.validation import check_consistent_length
 
@@ -288,19 +289,38 @@ def _warn_few_samples(what: str, n_samples: int, stacklevel: int = 3) -> bool:
     return True
 
 
+# NumPy 2.5 rewrote searchsorted's binary search (numpy/numpy#30517): the same
+# answers on sorted arrays, other ones on unsorted arrays.
+_NUMPY_HALVING_SEARCH = NumpyVersion(np.__version__) >= "2.5.0.dev0"
+
+
 def _search_rows(cdf, key, side: str, xp: ModuleType):
     """NumPy's ``searchsorted(cdf[:, j], key[j], side)`` for every column
-    ``j`` along axis -2 at once (``key`` of shape (..., 1, m)): the same
-    binary search, step for step, so that its answer is NumPy's also where
-    ``cdf`` is not sorted (cumulative weights of both signs)."""
+    ``j`` along axis -2 at once (``key`` of shape (..., 1, m)): the binary
+    search of the installed NumPy, step for step, so that its answer is
+    NumPy's also where ``cdf`` is not sorted (cumulative weights of both
+    signs): before 2.5 a ``[low, high)`` bisection, from 2.5 a base that
+    moves by a halving length (the same steps for every key)."""
     n = cdf.shape[-2]
+
+    def before(index):  # the search's comparison of cdf[index] with key
+        value = xp.take_along_axis(cdf, index, axis=-2)
+        return (value <= key) if side == "right" else (value < key)
+
+    if _NUMPY_HALVING_SEARCH:
+        base = xp.zeros(key.shape, dtype=xp.int64)
+        length = n
+        while length > 1:
+            half = length >> 1
+            length -= half
+            base = base + before(base + half).astype(xp.int64) * half
+        return base + before(base).astype(xp.int64)
     low = xp.zeros(key.shape, dtype=xp.int64)
     high = xp.full(key.shape, n, dtype=xp.int64)
     for _ in range(n.bit_length()):
         searching = low < high
         middle = low + ((high - low) >> 1)
-        value = xp.take_along_axis(cdf, xp.minimum(middle, n - 1), axis=-2)
-        right = (value <= key) if side == "right" else (value < key)
+        right = before(xp.minimum(middle, n - 1))
         low = xp.where(searching & right, middle + 1, low)
         high = xp.where(searching & ~right, middle, high)
     return low

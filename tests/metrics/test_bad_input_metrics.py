@@ -892,7 +892,7 @@ def test_ranking_all_zero_weights_match_sklearn(backend, name, target, average):
     if got[0] == "raise":
         assert got[1:] == expected[1:]
     else:
-        np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(expected[1]))
+        np.testing.assert_array_equal(backend.to_numpy(got[1]), np.asarray(expected[1]))
 
 
 def test_ranking_samples_average_of_weights_summing_to_zero_raises(backend):

@@ -10,6 +10,7 @@ from sklearn import metrics as skm
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils.stats import _weighted_percentile as sk_weighted_percentile
 
+from gpuml._array import namespace_of
 from gpuml.metrics import _regression as reg
 from gpuml.metrics import _regression_kernels as kernels
 from gpuml.metrics._regression import BATCH_KERNELS
@@ -436,6 +437,23 @@ def test_weighted_percentile_matches_sklearn(rng):
                 kernels._weighted_percentile(values, weights, rank, np),
                 sk_weighted_percentile(values, weights, rank, average=True),
             )
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_search_rows_is_numpys_searchsorted_on_unsorted_arrays(backend, rng, side):
+    """Cumulative weights of both signs are not sorted, where NumPy's answer
+    is its algorithm's (which NumPy 2.5 changed): the installed NumPy's,
+    column by column, for every length up to 40."""
+    for n in range(1, 41):
+        cdf = np.cumsum(rng.choice([-1.0, 0.0, 1.0, 2.0], (3, n, 4)), axis=1)
+        key = rng.integers(-4, 5, (3, 1, 4)) + rng.choice([0.0, 0.5], (3, 1, 4))
+        cdf_in, key_in = backend.asarray(cdf), backend.asarray(key)
+        got = kernels._search_rows(cdf_in, key_in, side, namespace_of(cdf_in))
+        expected = [
+            [np.searchsorted(cdf[b, :, j], key[b, 0, j], side) for j in range(4)]
+            for b in range(3)
+        ]
+        np.testing.assert_array_equal(backend.to_numpy(got)[:, 0], expected)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.25, 0.5, 1.0])
