@@ -207,6 +207,7 @@ class _LinearModelCV(
                 tol=self.tol,
                 positive=self.positive,
                 seeds=seeds if self.selection == "random" else None,
+                n_jobs=self.n_jobs,
                 xp=xp,
             )
         mean_mse = np.mean(mse_paths, axis=1)
@@ -343,8 +344,13 @@ n_features), default="auto"
     verbose : bool or int, default=False
         Accepted for compatibility; gpuml prints nothing.
     n_jobs : int, default=None
-        Accepted for compatibility: the folds are fitted together, on the
-        compute device.
+        How many folds run their paths at once, in threads, where each runs
+        its own (scikit-learn's compiled solver: on the CPU, and for sparse
+        X of more than 2,048 features or ``selection="random"`` on the
+        GPU); ``None`` means 1 unless in a :func:`joblib.parallel_config`
+        context, as in scikit-learn. The GPU's batched folds (dense X, or
+        sparse X of at most 2,048 features) are fitted together whatever
+        its value.
     positive : bool, default=False
         Force the coefficients to be non-negative.
     random_state : int, RandomState instance or None, default=None

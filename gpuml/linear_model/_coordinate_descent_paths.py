@@ -11,6 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
 from gpuml._array import is_sparse, to_host
@@ -375,6 +376,7 @@ def path_mse(
     tol: float,
     positive: bool,
     seeds,
+    n_jobs=None,
     xp: ModuleType,
 ):
     """Held-out mean squared errors (n_l1, n_folds, n_alphas), host, of
@@ -394,7 +396,10 @@ def path_mse(
     own = solver.COMPILED_CPU and (xp is np or seeds is not None)
     batched = {} if own else {"gram": [], "dense": []}
     solve = dict(max_iter=max_iter, tol=tol, positive=positive, xp=xp)
-    for f, (train, _) in enumerate(folds):
+
+    def fit_fold(f, train):
+        """The fold's own paths (``f, coefs, X_offset, y_offset``), or its
+        entry of a GPU batch (``kind, entry``)."""
         rows = xp.asarray(train)
         X_train, y_train = X[rows], y[rows]
         sw_train = None
@@ -419,16 +424,32 @@ def path_mse(
             # the fold's operator, as its own fit reads its data (the Gram
             # form keeps its statistics only)
             ops = data.ops([0] * n_l1)
-            batched[data.kind].append((f, ops, data.X_offset, data.y_offset, n_train))
-            del data
-            continue
+            return data.kind, (f, ops, data.X_offset, data.y_offset, n_train)
         # the fold's own descent per step, over its l1_ratios
         l1, l2 = _penalties(alphas, l1_ratios, n_train)
         fold_seeds = None if seeds is None else seeds[:, f, :].T
         coefs = _path(
             data.ops([0] * n_l1), l1, l2, fold_seeds, n_features, X.dtype, **solve
         )
-        fits[f] = (coefs, data.X_offset, data.y_offset)
+        return f, (coefs, data.X_offset, data.y_offset)
+
+    # Folds that run their own paths (scikit-learn's compiled solver, which
+    # releases the GIL: the CPU, and wide sparse X or random selection on the
+    # GPU) run ``n_jobs`` at a time in threads, as scikit-learn's own
+    # LinearModelCV runs them; the threading backend whatever joblib's
+    # configured one (a Dask backend would ship device arrays to workers).
+    if effective_n_jobs(n_jobs) == 1:
+        results = [fit_fold(f, train) for f, (train, _) in enumerate(folds)]
+    else:
+        results = Parallel(n_jobs=n_jobs, backend="threading")(
+            delayed(fit_fold)(f, train) for f, (train, _) in enumerate(folds)
+        )
+    for key, value in results:
+        if key in batched:
+            batched[key].append(value)
+        else:
+            fits[key] = value
+    del results
     for kind, group in batched.items():
         if not group:
             continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import warnings
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -255,6 +256,36 @@ def test_fold_batch_equals_fold_by_fold(rng):
     assert gram.shape == (2, 4, 12)
     np.testing.assert_allclose(gram, one_by_one, rtol=1e-9)
     np.testing.assert_allclose(dense, one_by_one, rtol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_n_jobs_runs_folds_in_threads_alike(backend, rng, monkeypatch, fmt):
+    """``n_jobs`` runs the folds' own paths in joblib's threads (whatever
+    joblib's configured backend), with the results of one at a time; sparse
+    X of more than 2,048 features takes that road on the GPU too."""
+    from gpuml.linear_model import _coordinate_descent_paths as paths
+
+    X, y = _regression(rng, 30, 2_100 if fmt == "csr" else 6)
+    X_in = backend.as_format(X, fmt)
+    params = {"alphas": 6, "cv": 3, "l1_ratio": [0.5, 1.0]}
+    one = ElasticNetCV(**params).fit(X_in, backend.asarray(y))
+    calls = []
+
+    class Spy(paths.Parallel):
+        def __init__(self, *args, **kwargs):
+            calls.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(paths, "Parallel", Spy)
+    with joblib.parallel_config(backend="loky"):
+        three = ElasticNetCV(**params, n_jobs=3).fit(X_in, backend.asarray(y))
+    assert calls == [{"n_jobs": 3, "backend": "threading"}]
+    assert three.alpha_ == one.alpha_ and three.l1_ratio_ == one.l1_ratio_
+    for name in ("mse_path_", "coef_", "intercept_"):
+        np.testing.assert_array_equal(
+            backend.to_numpy(getattr(three, name)), backend.to_numpy(getattr(one, name))
+        )
 
 
 @pytest.mark.skipif(not cd.SWEEP_KERNEL, reason="the sweep kernel is off")
