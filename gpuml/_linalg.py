@@ -113,6 +113,16 @@ def dense_to_csr(X, xp: ModuleType):
     )
 
 
+def sparse_t_dot(X, V, xp: ModuleType):
+    """``X.T @ V`` for sparse ``X``, the same bits at every call: on the
+    device through the transpose made CSR (cuSPARSE multiplies by a
+    transposed matrix adding with atomics, in an order that varies from run
+    to run)."""
+    if xp is np:
+        return X.T @ V
+    return X.T.tocsr() @ V
+
+
 def sparse_coords(X, xp: ModuleType):
     """Row and column index of every stored value of a CSR or CSC matrix."""
     n_stored = X.indices.shape[0]

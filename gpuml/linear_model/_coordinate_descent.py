@@ -31,7 +31,7 @@ from gpuml._array import (
     to_host,
     to_namespace,
 )
-from gpuml._linalg import sparse_module
+from gpuml._linalg import sparse_module, sparse_t_dot
 from gpuml._reductions import column_mean
 from gpuml._sklearn_compat import (
     Interval,
@@ -253,7 +253,7 @@ def _sparse_offset(X, sw, fit_intercept: bool, xp: ModuleType):
     if not fit_intercept:
         return xp.zeros(X.shape[1], dtype=X.dtype)
     weights = xp.ones(X.shape[0], dtype=X.dtype) if sw is None else sw
-    return xp.asarray(X.T @ weights) / weights.sum()
+    return xp.asarray(sparse_t_dot(X, weights, xp)) / weights.sum()
 
 
 #: How many values a block of densified rows of sparse X holds while its

@@ -15,6 +15,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
 from gpuml._array import is_sparse, to_host
+from gpuml._linalg import sparse_t_dot
 from gpuml._reductions import column_mean
 from gpuml.linear_model import _coordinate_descent_solver as solver
 from gpuml.linear_model._coordinate_descent import _prepare
@@ -312,11 +313,11 @@ def alpha_grid(X, y, sw, *, l1_ratio, fit_intercept, eps, n_alphas, positive, xp
         y = y - column_mean(y[:, None], sw, xp=xp)[0]
         if is_sparse(X):
             weights = xp.ones(X.shape[0], dtype=X.dtype) if sw is None else sw
-            X_mean = xp.asarray(X.T @ weights) / weights.sum()
+            X_mean = xp.asarray(sparse_t_dot(X, weights, xp)) / weights.sum()
         else:
             X_mean = column_mean(X, sw, xp=xp)
     yw = y if sw is None else y * sw
-    Xyw = xp.asarray(X.T @ yw)
+    Xyw = xp.asarray(sparse_t_dot(X, yw, xp) if is_sparse(X) else X.T @ yw)
     if fit_intercept:
         Xyw = Xyw - X_mean * yw.sum()
     n_samples = X.shape[0] if sw is None else float(sw.sum())
