@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import compute_namespace, to_host, to_namespace
 from gpuml._backend import get_cupy, is_cudf_object
+from gpuml._fold_store import fold_cached
 from gpuml._sklearn_compat import align_sparse_output, fit_context
 from gpuml.feature_extraction._hashing import (
     _WORD_PATTERNS,
@@ -49,6 +50,14 @@ from gpuml.feature_extraction._vocabulary import DeviceCounts, host_csr
 _COUNT_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64))
 
 
+def _copy_counts(X):
+    """A count matrix that scikit-learn's later steps may change in place
+    (``data.fill`` for ``binary``, new ``indices``) without changing ``X``."""
+    if isinstance(X, DeviceCounts):
+        return DeviceCounts(X.data.copy(), X.indices, X.indptr, X.shape, X.sorted)
+    return X.copy()
+
+
 class _DeviceCountMixin:
     """``_count_vocab`` on the device where the settings allow it."""
 
@@ -57,6 +66,40 @@ class _DeviceCountMixin:
     _reads_device_documents = True
 
     def _count_vocab(self, raw_documents, fixed_vocab):
+        key = None if fixed_vocab else self._counting_key()
+        if key is None:
+            return self._count_vocab_once(raw_documents, fixed_vocab)
+        # In a search, the candidates that differ only in what follows the
+        # counting (min_df, max_df, max_features, binary, the tf-idf
+        # options) count a fold's training documents once (gpuml._fold_store);
+        # scikit-learn's steps after this one change their arguments in place,
+        # so each gets its own copy.
+        vocabulary, X = fold_cached(
+            raw_documents,
+            ("term counts", *key),
+            lambda: self._count_vocab_once(raw_documents, fixed_vocab),
+        )
+        return dict(vocabulary), _copy_counts(X)
+
+    def _counting_key(self):
+        """The parameters that ``_count_vocab`` depends on, or None where one
+        is not a plain value (a callable, a list) or where its analyzer
+        warns at every fit (stop words)."""
+        params = self.get_params(deep=False)
+        if params["stop_words"] is not None:
+            return None
+        names = (
+            "input", "encoding", "decode_error", "strip_accents", "lowercase",
+            "preprocessor", "tokenizer", "analyzer", "token_pattern",
+            "ngram_range", "dtype",
+        )  # fmt: skip
+        values = tuple(params[name] for name in names)
+        plain = (str, bool, int, tuple, type, type(None), np.dtype)
+        if not all(isinstance(v, plain) for v in values):
+            return None
+        return (type(self)._count_vocab_once, *values)
+
+    def _count_vocab_once(self, raw_documents, fixed_vocab):
         if is_cudf_object(raw_documents):
             return self._count_vocab_cudf(raw_documents, fixed_vocab)
         docs = raw_documents if isinstance(raw_documents, list) else list(raw_documents)

@@ -153,9 +153,9 @@ class DataView:
         # Outputs of Pipelines' leading stateless steps on every row, by the
         # steps' parameters (model_selection._tasks): a refit reuses them.
         self.leads: dict = {}
-        # Nearest neighbours of each fold's rows, shared by the candidates
-        # that fit a neighbour-based first step (UMAP) on the same fold
-        # (gpuml.neighbors._search.shared_neighbours), by fold.
+        # Work on each fold's rows shared by the candidates whose first step
+        # keeps it (UMAP's neighbours, the vectorizers' counts), by fold
+        # (gpuml._fold_store).
         self.neighbours: dict = {}
 
     def indices(self, host_indices: np.ndarray):

@@ -42,6 +42,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import get_routing_for_object, process_routing
 
 from gpuml._array import compute_namespace, namespace_of, to_host
+from gpuml._fold_store import shared_fold
 from gpuml._sklearn_compat import routing_enabled
 from gpuml.base import BatchUnsupported, accepts_device_input
 from gpuml.model_selection._batch import (
@@ -67,7 +68,6 @@ from gpuml.model_selection._results import (
     synchronize,
 )
 from gpuml.model_selection._truncation import SharedDecomposition, split_by_value
-from gpuml.neighbors._search import shared_neighbours
 
 # --------------------------------------------------------------------------
 # One candidate on one fold
@@ -641,10 +641,10 @@ def evaluate_pipeline_groups(
         train, test = folds[split]
         X_train, y_train, _ = view.rows(train)
         X_test, y_test, _ = view.rows(test)
-        # A neighbour-based first step (UMAP) finds this fold's neighbours
-        # computed for an earlier candidate, in its fit, transform and scoring.
+        # A first step finds work on this fold's rows done for an earlier
+        # candidate (UMAP's neighbours, a vectorizer's term counts).
         store = view.neighbours.setdefault(train.tobytes(), {})
-        with shared_neighbours(store, (X_train, X_test)):
+        with shared_fold(store, (X_train, X_test)):
             fold_prefix_params = view.rows_of(prefix_params, train)
             fold_final_params = view.rows_of(final_params, train)
             start = time.perf_counter()

@@ -17,13 +17,11 @@ On the CPU, scikit-learn's brute-force search is the search.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
-
 import numpy as np
 
 from gpuml import _cuda
 from gpuml._backend import get_cupy
+from gpuml._fold_store import fold_cached, fold_rows
 
 #: The largest score tile (float64, query rows x fitted rows) on the device:
 #: the selection runs a warp per row of a tile, so a tile must have rows
@@ -295,42 +293,17 @@ def drop_self(distances, indices):
     return distances[mask].reshape(n, k1 - 1), indices[mask].reshape(n, k1 - 1)
 
 
-# (store, (training rows, test rows)) while a search fits a fold's Pipeline
-# prefix: see shared_neighbours.
-_SHARED: ContextVar = ContextVar("gpuml_shared_neighbours", default=None)
-
-
-@contextmanager
-def shared_neighbours(store: dict, rows: tuple):
-    """While a search fits a Pipeline prefix on one fold: ``rows`` are the
-    fold's (training, test) rows as given to the prefix, ``store`` a dict
-    kept for that fold across the search's candidates. A step that receives
-    exactly those arrays (the first step) can keep its neighbour searches in
-    ``store`` (:func:`neighbours_of`) for later candidates."""
-    token = _SHARED.set((store, rows))
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
 def neighbours_of(fit_rows: int, X_query, key: tuple, compute):
     """``compute()`` (a neighbour search of ``X_query`` among the rows an
     estimator was fitted on, ``fit_rows`` being ``id()`` of that input), or
     its result from an earlier candidate of the same search and fold: when a
-    search shares its fold's neighbours (:func:`shared_neighbours`), the
+    search shares its fold's results (:func:`gpuml._fold_store.shared_fold`), the
     fitted rows are the fold's training rows and ``X_query`` its training
     or test rows, the result is kept in the fold's store under ``key``
     (which must name everything else the search depends on: metric, k...).
     While the search's context is open its rows are alive, so an equal
     ``id()`` is the same array."""
-    shared = _SHARED.get()
-    if shared is None:
+    shared = fold_rows()
+    if shared is None or fit_rows != id(shared[1][0]):
         return compute()
-    store, (train, test) = shared
-    if fit_rows != id(train) or (X_query is not train and X_query is not test):
-        return compute()
-    full_key = (X_query is test, *key)
-    if full_key not in store:
-        store[full_key] = compute()
-    return store[full_key]
+    return fold_cached(X_query, key, compute)

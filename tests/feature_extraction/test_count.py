@@ -362,3 +362,53 @@ def test_pipeline_search_matches_sklearn(device, rng):
     np.testing.assert_allclose(
         got.cv_results_["mean_test_score"], want.cv_results_["mean_test_score"]
     )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_search_counts_each_fold_once_per_analysis(device, rng, monkeypatch):
+    """Candidates that differ in what follows the counting (min_df, max_df,
+    binary, norm, the final step's alpha) count a fold's training documents
+    once per analysis setting (ngram_range here), with scikit-learn's
+    scores and vocabulary."""
+    from sklearn.naive_bayes import ComplementNB as SkComplementNB
+
+    from gpuml.feature_extraction import _count
+    from gpuml.naive_bayes import ComplementNB
+
+    words = [f"w{i}" for i in range(40)]
+    y = rng.integers(0, 3, size=150)
+    docs = [
+        " ".join(rng.choice(words[: 20 + 10 * label], size=rng.integers(3, 15)))
+        for label in y
+    ]
+    grid = {
+        "tfidfvectorizer__ngram_range": [(1, 1), (1, 2)],
+        "tfidfvectorizer__min_df": [1, 3],
+        "tfidfvectorizer__max_df": [0.5, 1.0],
+        "tfidfvectorizer__binary": [False, True],
+        "tfidfvectorizer__norm": ["l1", "l2"],
+        "complementnb__alpha": [0.1, 1.0],
+    }
+    counted = []
+    once = _count._DeviceCountMixin._count_vocab_once
+
+    def spy(self, raw_documents, fixed_vocab):
+        counted.append(fixed_vocab)
+        return once(self, raw_documents, fixed_vocab)
+
+    monkeypatch.setattr(_count._DeviceCountMixin, "_count_vocab_once", spy)
+    want = SkGridSearchCV(
+        make_pipeline(SkTfidfVectorizer(), SkComplementNB()), grid, cv=3
+    ).fit(docs, y)
+    with config_context(device=device):
+        got = GridSearchCV(
+            make_pipeline(TfidfVectorizer(), ComplementNB()), grid, cv=3
+        ).fit(docs, y)
+    # 3 folds x 2 ngram ranges, and the refit
+    assert counted.count(False) == 3 * 2 + 1
+    assert got.best_params_ == want.best_params_
+    for key in ("mean_test_score", "split0_test_score", "split2_test_score"):
+        np.testing.assert_allclose(got.cv_results_[key], want.cv_results_[key])
+    ours = got.best_estimator_[0]
+    assert ours.vocabulary_ == want.best_estimator_[0].vocabulary_
+    np.testing.assert_array_equal(ours.idf_, want.best_estimator_[0].idf_)
