@@ -33,6 +33,7 @@ from types import ModuleType
 
 import numpy as np
 import scipy.linalg
+from scipy.sparse.linalg import ArpackError
 
 from gpuml._array import is_sparse, to_host
 from gpuml._linalg import sparse_gram, thin_svd
@@ -115,6 +116,18 @@ def randomized_svd(
     if transpose:
         return Vt[:k, :].T, s[:k], U[:, :k].T
     return U[:, :k], s[:k], Vt[:k, :]
+
+
+def check_arpack_start(S, dtype) -> None:
+    """scikit-learn's ``"arpack"`` error where the largest singular value's
+    square is 0 in ``dtype`` (data without variance, or so small that the
+    squares underflow): ARPACK's first product of the Gram operator with
+    its starting vector is then zero, and scipy's ``svds`` raises
+    ``ArpackError`` -9 ("Starting vector is zero.") rather than returning
+    components that describe nothing of the data."""
+    top = float(to_host(S.max())) if S.shape[0] else 0.0
+    if np.asarray(top, dtype=dtype) ** 2 == 0:
+        raise ArpackError(-9, {-9: "Starting vector is zero."})
 
 
 def exact_svd(X, n_components, xp: ModuleType):

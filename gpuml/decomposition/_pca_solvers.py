@@ -67,6 +67,7 @@ def _fit_arpack(X, mean, n_components, params, xp: ModuleType) -> _Fit:
         Vt = Vt[:n_components]
     else:
         U, S, Vt = _kernels.exact_svd(X - mean, n_components, xp)
+    _kernels.check_arpack_start(S, X.dtype)
     total = _total_variance(X, mean, xp)
     return _Fit(U, S, Vt, S**2 / (X.shape[0] - 1), total)
 

@@ -58,8 +58,11 @@ def _fit_arpack(X, estimator, random_state, xp: ModuleType):
     # RandomState continues as after scikit-learn's fit)
     random_state.uniform(-1, 1, smallest)
     if is_sparse(X):
-        return _kernels.sparse_gram_svd(X, estimator.n_components, xp)
-    return _kernels.exact_svd(X, estimator.n_components, xp)
+        fit = _kernels.sparse_gram_svd(X, estimator.n_components, xp)
+    else:
+        fit = _kernels.exact_svd(X, estimator.n_components, xp)
+    _kernels.check_arpack_start(fit[1], X.dtype)
+    return fit
 
 
 def _fit_randomized(X, estimator, random_state, xp: ModuleType):
