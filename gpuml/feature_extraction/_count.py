@@ -97,7 +97,7 @@ class _DeviceCountMixin:
         plain = (str, bool, int, tuple, type, type(None), np.dtype)
         if not all(isinstance(v, plain) for v in values):
             return None
-        return (type(self)._count_vocab_once, *values)
+        return (type(self), *values)  # (a subclass may count otherwise)
 
     def _count_vocab_once(self, raw_documents, fixed_vocab):
         if is_cudf_object(raw_documents):
