@@ -182,13 +182,15 @@ class _DeviceCountMixin:
         return _output(X, device=is_cudf_object(raw_documents))
 
     def _sort_features(self, X, vocabulary):
-        if not isinstance(X, DeviceCounts):
+        on_device = isinstance(X, DeviceCounts)
+        if not (on_device or sp.issparse(X)):
             return super()._sort_features(X, vocabulary)
         # scikit-learn's renumbering: the terms in sorted order, the
         # vocabulary's values changed in place (its order kept); the map of
-        # old columns to new is applied on the device. (scikit-learn's own
+        # old columns to new is applied on the device, or to a SciPy
+        # matrix's indices as scikit-learn applies it. (scikit-learn's own
         # sorts (term, column) pairs and sets each value in a Python loop:
-        # 0.03 s for 50,000 terms.)
+        # 0.03 s for 50,000 terms; 0.43 s against 0.27 s for 200,000.)
         terms = list(vocabulary)
         rank = dict(zip(sorted(terms), range(len(terms)), strict=True))
         new = np.fromiter(map(rank.__getitem__, terms), np.int64, count=len(terms))
@@ -196,7 +198,10 @@ class _DeviceCountMixin:
         column_map = np.empty(len(terms), dtype=np.int64)
         column_map[old] = new
         vocabulary.update(zip(terms, new.tolist(), strict=True))
-        return X.map_columns(column_map, X.shape[1])
+        if on_device:
+            return X.map_columns(column_map, X.shape[1])
+        X.indices = column_map.astype(X.indices.dtype).take(X.indices, mode="clip")
+        return X
 
     def _limit_features(self, X, vocabulary, high=None, low=None, limit=None):
         """scikit-learn's, less its copy of the whole matrix (``X[:, kept]``
