@@ -58,7 +58,10 @@ def test_warmup_without_gpu_names_the_fix():
 
 
 @gpu
-def test_warmup_compiles_every_module(capsys):
+def test_warmup_compiles_every_module(capsys, monkeypatch, tmp_path):
+    # a kernel cache of its own: the count of new binaries is warm-up's
+    # alone, not those of other processes sharing a cache (pytest-xdist)
+    monkeypatch.setenv("CUPY_CACHE_DIR", str(tmp_path))
     report = gpuml.warmup()
     assert {r["module"] for r in report["modules"]} == set(_cuda.MODULES)
     tiers = {name: _cuda.tiers(name) for name in _cuda.MODULES}

@@ -173,6 +173,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     "neighbors": (),
     "umap": tuple(f"smooth_knn<{t}>" for t in _FLOAT_TYPES),
     "umap_densmap": (),
+    # KMeans's Lloyd iterations (on demand).
+    "kmeans": tuple(
+        f"{name}<{t}>"
+        for name in ("kmeans_assign", "kmeans_block_sums", "kmeans_add_parts")
+        for t in _FLOAT_TYPES
+    ),
 }
 #: Modules compiled from another module's source file.
 _SOURCES = {
@@ -204,6 +210,7 @@ _ON_DEMAND = frozenset(
         "umap",
         "umap_densmap",
         "enet",
+        "kmeans",
     }
 )
 

@@ -4,9 +4,11 @@ scikit-learn's :class:`sklearn.cluster.KMeans` runs its ``n_init``
 restarts one after another, each a loop of Lloyd iterations over chunks of
 rows. Here the restarts of a fit are one batch: their centres are a
 ``(n_runs, n_clusters, n_features)`` array, and each Lloyd iteration is
-one product of the data with every run's centres (the assignment) and one
-sparse one-hot product (the new centres' sums), for all runs still
-iterating (a run leaves the batch when it converges). The iterates are
+one pass of the assignment over the data against every run's centres and
+one of the new centres' sums, for all runs still iterating (a run leaves
+the batch when it converges): on the GPU for dense data, two kernels of
+gpuml's (``_lloyd_device.py``: no score matrix in memory, sums in a fixed
+order); elsewhere a matrix product and a one-hot product. The iterates are
 scikit-learn's:
 
 - the assignment takes the centre of smallest ``||c||^2 - 2 x.c``, the
@@ -26,7 +28,10 @@ The initial centres are drawn from the same ``random_state`` stream, draw
 for draw, as scikit-learn's (``k-means++`` with ``2 + log(k)`` local trials
 per centre, or ``random``): on the CPU a fit gives scikit-learn's result;
 on the GPU, where sums are ordered differently, a near-tie between
-candidate centres can go the other way. 'elkan' names the same iterates
+candidate centres can go the other way, and for float32 data with many
+rows the draws land elsewhere (scikit-learn searches them in a float32
+cumulative sum made row after row, whose rounding a parallel sum does not
+reproduce; docs/differences.rst). 'elkan' names the same iterates
 (Elkan's bounds skip distance computations, not change them), served by the
 batched Lloyd iteration.
 """
@@ -59,10 +64,12 @@ from gpuml._array import (
 from gpuml._sklearn_compat import Interval, StrOptions, fit_context
 from gpuml._validation import check_array, check_sample_weight, validate_data
 from gpuml.base import DeviceCacheMixin
+from gpuml.cluster import _lloyd_device
 from gpuml.cluster._lloyd import (
     assign,
     dense_rows,
     distances,
+    first_seed_cdf,
     inertia,
     kmeans_plusplus,
     lloyd,
@@ -239,10 +246,16 @@ class KMeans(
                 f"match the number of features of the data {X.shape[1]}."
             )
 
-    def _initial_centers(self, X, x_sq, w, w_host, init, random_state, n_clusters, xp):
-        """One run's initial centres (``init`` an array: already centred)."""
+    def _initial_centers(
+        self, X, x_sq, w, w_host, init, random_state, n_clusters, xp, first_cdf=None
+    ):
+        """One run's initial centres (``init`` an array: already centred;
+        ``first_cdf``: :func:`first_seed_cdf` of ``w_host`` for k-means++,
+        made once for all runs)."""
         if isinstance(init, str) and init == "k-means++":
-            rows = kmeans_plusplus(X, n_clusters, x_sq, w, w_host, random_state, xp)
+            rows = kmeans_plusplus(
+                X, n_clusters, x_sq, w, w_host, random_state, xp, first_cdf
+            )
             return dense_rows(X, rows, xp)
         if isinstance(init, str) and init == "random":
             rows = random_state.choice(
@@ -307,6 +320,8 @@ class KMeans(
             Fitted estimator.
         """
         xp = compute_namespace()
+        if xp is not np:
+            _lloyd_device.prefetch()  # compiles while the data are checked
         family = input_family(X)
         X = validate_data(self, X, xp=xp, accept_sparse="csr", dtype=_FLOAT_DTYPES)
         self._reset_device_cache()
@@ -329,9 +344,12 @@ class KMeans(
                 init = init - mean
         x_sq = sq_norms(X, xp)
 
+        first_cdf = None
+        if isinstance(init, str) and init == "k-means++" and self._n_init > 1:
+            first_cdf = first_seed_cdf(w_host)
         starts = [
             self._initial_centers(
-                X, x_sq, w, w_host, init, random_state, self.n_clusters, xp
+                X, x_sq, w, w_host, init, random_state, self.n_clusters, xp, first_cdf
             )
             for _ in range(self._n_init)
         ]

@@ -13,6 +13,7 @@ import numpy as np
 
 from gpuml._array import is_sparse, take_rows, to_host
 from gpuml._linalg import sparse_module
+from gpuml.cluster import _lloyd_device
 
 # Entries of one block of the assignment's product (rows x runs x clusters).
 _BLOCK = 2**24
@@ -47,12 +48,38 @@ def _sq_distances_to_rows(X, rows, x_sq, xp: ModuleType):
     return xp.maximum(d, 0, out=d)
 
 
-def kmeans_plusplus(X, n_clusters, x_sq, w, w_host, random_state, xp):
+def first_seed_cdf(w_host):
+    """The cumulative distribution that the first k-means++ draw of
+    scikit-learn, ``random_state.choice(n_samples, p=w / w.sum())``,
+    searches, made once for all the runs of a fit (it takes longer than the
+    rest of a small fit's seeding: 10 ms for a million rows). NumPy's legacy
+    ``choice`` converts ``p`` to float64, divides its cumulative sum by the
+    last element and searches one ``random_sample()`` on the right (a test
+    checks this against the installed NumPy). None where ``p`` is not
+    clearly a distribution: ``choice`` then checks (and raises) itself."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # choice warns then
+        p = w_host / w_host.sum()
+    # half of choice's tolerance on the sum (which is larger for float32 p)
+    eps = np.finfo(p.dtype if p.dtype.kind == "f" else np.float64).eps
+    tolerance = max(np.sqrt(np.finfo(np.float64).eps), np.sqrt(eps)) / 2
+    p = p.astype(np.float64)
+    if not (np.all(p >= 0) and abs(p.sum() - 1.0) <= tolerance):
+        return None
+    cdf = p.cumsum()
+    cdf /= cdf[-1]
+    return cdf
+
+
+def kmeans_plusplus(X, n_clusters, x_sq, w, w_host, random_state, xp, first_cdf=None):
     """Row indices of the k-means++ seeds (scikit-learn's ``_kmeans_plusplus``,
-    draw for draw from ``random_state``)."""
+    draw for draw from ``random_state``); ``first_cdf``, when given, is
+    :func:`first_seed_cdf` of ``w_host``."""
     n_samples = X.shape[0]
     n_local_trials = 2 + int(np.log(n_clusters))
-    first = random_state.choice(n_samples, p=w_host / w_host.sum())
+    if first_cdf is None:
+        first = random_state.choice(n_samples, p=w_host / w_host.sum())
+    else:
+        first = first_cdf.searchsorted(random_state.random_sample(), side="right")
     chosen = [int(first)]
     closest = _sq_distances_to_rows(X, chosen, x_sq, xp)[0]
     potential = to_host(closest @ w)
@@ -77,7 +104,12 @@ def kmeans_plusplus(X, n_clusters, x_sq, w, w_host, random_state, xp):
 def assign(X, centers, xp: ModuleType):
     """Labels, shape ``(n_runs, n_samples)`` int32, of every run's centres
     ``(n_runs, n_clusters, n_features)``: the centre of smallest
-    ``||c||^2 - 2 x.c``, the first on a tie."""
+    ``||c||^2 - 2 x.c``, the first on a tie (on the device, for dense data,
+    by :func:`gpuml.cluster._lloyd_device.assign`)."""
+    if xp is not np:
+        labels = _lloyd_device.assign(X, centers)
+        if labels is not None:
+            return labels
     n_runs, n_clusters, n_features = centers.shape
     flat = centers.reshape(n_runs * n_clusters, n_features)
     c_sq = xp.einsum("ij,ij->i", flat, flat)
@@ -109,6 +141,10 @@ def cluster_sums(X, labels, w, n_clusters: int, xp: ModuleType):
     because cupyx makes a CSR matrix from coordinates by sorting them, at
     every Lloyd iteration (SciPy counts them instead).
     """
+    if xp is not np:
+        found = _lloyd_device.cluster_sums(X, labels, w, n_clusters)
+        if found is not None:
+            return found
     if xp is np or is_sparse(X) or n_clusters > _DENSE_ONE_HOT_CLUSTERS:
         return _sparse_one_hot_sums(X, labels, w, n_clusters, xp)
     return _dense_one_hot_sums(X, labels, w, n_clusters, xp)

@@ -329,3 +329,118 @@ def test_search_over_n_clusters_as_scikit_learns(rng):
         atol=1e-12,
     )
     assert ours.best_params_ == theirs.best_params_
+
+
+def _host_assign(X, centers):
+    """Reference labels in float64 on the host, and each sample's gap between
+    its two best scores (relative to the score scale)."""
+    X = X.astype(np.float64)
+    centers = centers.astype(np.float64)
+    scores = np.einsum("rcf,rcf->rc", centers, centers)[:, None, :] - 2 * np.einsum(
+        "nf,rcf->rnc", X, centers
+    )
+    ordered = np.sort(scores, axis=2)
+    scale = np.abs(scores).max() + 1.0
+    return scores.argmin(axis=2), (ordered[..., 1] - ordered[..., 0]) / scale
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_device_lloyd_kernels(rng, monkeypatch, dtype):
+    """The device's assignment (no score matrix) and cluster sums (blocks of
+    rows in order) against float64 host references, with runs split into
+    groups by shared memory, and the sums the same bits at every call."""
+    import cupy as cp
+
+    from gpuml.cluster import _lloyd_device as device
+
+    n, p, k, runs = 1000, 7, 13, 3  # a last partial tile, k not a multiple of 8
+    X = _blobs(rng, n=n, p=p, k=5).astype(dtype)
+    X -= X.mean(axis=0)
+    centers = X[rng.choice(n, (runs, k))]
+    want, gap = _host_assign(X, centers)
+    clear = gap > (1e-4 if dtype == np.float32 else 1e-12)
+    assert clear.mean() > 0.95
+    got = device.assign(cp.asarray(X), cp.asarray(centers))
+    assert got.dtype == np.int32 and got.shape == (runs, n)
+    np.testing.assert_array_equal(got.get()[clear], want[clear])
+    # one run a group: the same labels
+    item = np.dtype(dtype).itemsize
+    threads = device._assign_threads(item)
+    fixed = (p * (threads + 1) + (p + 1) * (device._GROUP - 1)) * item
+    monkeypatch.setattr(device, "_SHARED_BYTES", fixed + (p + 1) * k * item)
+    grouped = device.assign(cp.asarray(X), cp.asarray(centers))
+    np.testing.assert_array_equal(grouped.get(), got.get())
+    monkeypatch.setattr(device, "_SHARED_BYTES", fixed)  # one run does not fit
+    assert device.assign(cp.asarray(X), cp.asarray(centers)) is None
+    monkeypatch.undo()
+
+    labels = want.astype(np.int32)
+    w = rng.uniform(0.5, 2.0, n).astype(dtype)
+    sums, weights = device.cluster_sums(
+        cp.asarray(X), cp.asarray(labels), cp.asarray(w), k
+    )
+    assert sums.dtype == weights.dtype == dtype
+    host_sums = np.zeros((runs, k, p))
+    host_weights = np.zeros((runs, k))
+    for r in range(runs):
+        np.add.at(host_sums[r], labels[r], w[:, None] * X.astype(np.float64))
+        np.add.at(host_weights[r], labels[r], w.astype(np.float64))
+    rtol = 1e-5 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(sums.get(), host_sums, rtol=rtol, atol=rtol * n)
+    np.testing.assert_allclose(weights.get(), host_weights, rtol=rtol)
+    again = device.cluster_sums(cp.asarray(X), cp.asarray(labels), cp.asarray(w), k)
+    assert (again[0] == sums).all() and (again[1] == weights).all()
+    monkeypatch.setattr(device, "_SHARED_BYTES", k * (p * item + 8))  # a run a group
+    split = device.cluster_sums(cp.asarray(X), cp.asarray(labels), cp.asarray(w), k)
+    assert (split[0] == sums).all() and (split[1] == weights).all()
+
+
+@pytest.mark.gpu
+def test_device_kmeans_deterministic_and_close_to_scikit_learn(rng):
+    """Two fits of the same data on the device give the same bits, and the
+    inertia is scikit-learn's from the same initial centres (float64)."""
+    import cupy as cp
+
+    X = _blobs(rng, n=3000, p=6, k=9, spread=2.5)
+    init = X[rng.choice(3000, 9, replace=False)]
+    theirs = SkKMeans(9, init=init, n_init=1, tol=0).fit(X)
+    fits = [
+        KMeans(9, init=cp.asarray(init), n_init=1, tol=0).fit(cp.asarray(X))
+        for _ in range(2)
+    ]
+    assert (fits[0].cluster_centers_ == fits[1].cluster_centers_).all()
+    assert fits[0].inertia_ == fits[1].inertia_
+    assert _same_partition(fits[0].labels_.get(), theirs.labels_)
+    np.testing.assert_allclose(fits[0].inertia_, theirs.inertia_, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "weights",
+    ["ones32", "ones64", "uniform64", "with zeros", "one heavy", "float32 skewed"],
+)
+def test_first_seed_draw_is_numpys_choice(rng, weights):
+    """The first k-means++ seed drawn from a distribution made once a fit
+    (kmeans_plusplus's first_cdf) is the installed NumPy's
+    ``RandomState.choice(n, p=w / w.sum())``, draw for draw, and leaves the
+    random stream where ``choice`` leaves it; weights that are not clearly
+    a distribution go to ``choice`` itself."""
+    n = 5000
+    w = {
+        "ones32": np.ones(n, dtype=np.float32),
+        "ones64": np.ones(n),
+        "uniform64": rng.uniform(0, 1, n),
+        "with zeros": np.where(rng.uniform(size=n) < 0.7, 0.0, rng.uniform(0, 5, n)),
+        "one heavy": np.r_[1e12, np.ones(n - 1)],
+        "float32 skewed": rng.lognormal(0, 4, n).astype(np.float32),
+    }[weights]
+    cdf = kmeans_module.first_seed_cdf(w)
+    assert cdf is not None
+    for seed in range(40):
+        theirs, ours = np.random.RandomState(seed), np.random.RandomState(seed)
+        want = theirs.choice(n, p=w / w.sum())
+        got = cdf.searchsorted(ours.random_sample(), side="right")
+        assert got == want
+        assert theirs.random_sample() == ours.random_sample()
+    assert kmeans_module.first_seed_cdf(np.r_[-1.0, np.ones(5)]) is None
+    assert kmeans_module.first_seed_cdf(np.zeros(5)) is None
