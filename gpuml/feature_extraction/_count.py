@@ -50,12 +50,28 @@ from gpuml.feature_extraction._vocabulary import DeviceCounts, host_csr
 _COUNT_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64))
 
 
-def _copy_counts(X):
+def _copy_counts(X, ranked=None):
     """A count matrix that scikit-learn's later steps may change in place
-    (``data.fill`` for ``binary``, new ``indices``) without changing ``X``."""
+    (``data.fill`` for ``binary``, new ``indices``) without changing ``X``;
+    a device one carries ``ranked`` (see :class:`DeviceCounts`)."""
     if isinstance(X, DeviceCounts):
-        return DeviceCounts(X.data.copy(), X.indices, X.indptr, X.shape, X.sorted)
+        data = X.data.copy()
+        return DeviceCounts(data, X.indices, X.indptr, X.shape, X.sorted, ranked)
     return X.copy()
+
+
+def _ranked_terms(vocabulary, X):
+    """``(terms, rank)`` of counts whose columns number the terms in the
+    vocabulary's order (the device's first-seen order): the terms as an
+    object array and each one's position in sorted order (NumPy compares
+    the strings as ``sorted`` does); None for a host matrix."""
+    if not isinstance(X, DeviceCounts):
+        return None
+    terms = np.empty(len(vocabulary), dtype=object)
+    terms[:] = list(vocabulary)
+    rank = np.empty(len(terms), dtype=np.int64)
+    rank[np.argsort(terms)] = np.arange(len(terms))
+    return terms, rank
 
 
 class _DeviceCountMixin:
@@ -74,12 +90,22 @@ class _DeviceCountMixin:
         # options) count a fold's training documents once (gpuml._fold_store);
         # scikit-learn's steps after this one change their arguments in place,
         # so each gets its own copy.
-        vocabulary, X = fold_cached(
+        vocabulary, X, ranked = fold_cached(
             raw_documents,
             ("term counts", *key),
-            lambda: self._count_vocab_once(raw_documents, fixed_vocab),
+            lambda: self._count_and_rank(raw_documents),
         )
+        if ranked is not None:
+            # The device's counts: _limit_features or _sort_features (the
+            # one of them that comes first) makes the candidate's vocabulary
+            # from the ranks, into this new dict, without a copy of every
+            # term's entry to delete most of them.
+            return {}, _copy_counts(X, ranked)
         return dict(vocabulary), _copy_counts(X)
+
+    def _count_and_rank(self, raw_documents):
+        vocabulary, X = self._count_vocab_once(raw_documents, False)
+        return vocabulary, X, _ranked_terms(vocabulary, X)
 
     def _counting_key(self):
         """The parameters that ``_count_vocab`` depends on, or None where one
@@ -185,6 +211,13 @@ class _DeviceCountMixin:
         on_device = isinstance(X, DeviceCounts)
         if not (on_device or sp.issparse(X)):
             return super()._sort_features(X, vocabulary)
+        if on_device and X.in_sorted_order:  # renumbered by _limit_features
+            return X
+        if on_device and X.ranked is not None:
+            terms, rank = X.ranked  # the columns are the terms' positions
+            vocabulary.clear()
+            vocabulary.update(zip(terms.tolist(), rank.tolist(), strict=True))
+            return X.map_columns(rank, X.shape[1])
         # scikit-learn's renumbering: the terms in sorted order, the
         # vocabulary's values changed in place (its order kept); the map of
         # old columns to new is applied on the device, or to a SciPy
@@ -229,6 +262,8 @@ class _DeviceCountMixin:
                     if on_device
                     else type(X)((X.data, X.indices, X.indptr), shape=X.shape)
                 )
+            if on_device and kept.any() and X.ranked is not None:
+                return _limit_ranked(X, vocabulary, kept)
             if on_device and kept.any():
                 # scikit-learn's renumbering of the vocabulary, the kept
                 # terms in their order
@@ -257,6 +292,25 @@ class _DeviceCountMixin:
             and min_n >= 1
             and device_analysis(self)
         )
+
+
+def _limit_ranked(X, vocabulary, kept):
+    """``_limit_features`` of shared counts (``X.ranked`` set) followed by
+    ``_sort_features`` at once: the kept terms, in the vocabulary's order,
+    numbered by their order among themselves when sorted, as scikit-learn's
+    two steps number them, from the ranks made once for the fold (the Python
+    work is the new dict, not a sort of every term)."""
+    terms, rank = X.ranked
+    columns = np.flatnonzero(kept)
+    final = np.empty(len(columns), dtype=np.int64)
+    final[np.argsort(rank[columns])] = np.arange(len(columns))
+    vocabulary.clear()
+    vocabulary.update(zip(terms[columns].tolist(), final.tolist(), strict=True))
+    column_map = np.full(len(kept), -1, dtype=np.int64)
+    column_map[columns] = final
+    out = X.map_columns(column_map, len(columns))
+    out.in_sorted_order = True
+    return out
 
 
 def _prefetch_vocabulary_modules() -> None:

@@ -412,3 +412,42 @@ def test_search_counts_each_fold_once_per_analysis(device, rng, monkeypatch):
     ours = got.best_estimator_[0]
     assert ours.vocabulary_ == want.best_estimator_[0].vocabulary_
     np.testing.assert_array_equal(ours.idf_, want.best_estimator_[0].idf_)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("cls_name", ["CountVectorizer", "TfidfVectorizer"])
+def test_shared_counts_give_each_candidate_scikit_learns_fit(device, rng, cls_name):
+    """In a search's fold (its store open), candidates that share a fold's
+    counts and differ in the pruning (min_df, max_df, max_features), binary
+    and the weighting each get scikit-learn's vocabulary (items in order),
+    matrix bit for bit and test-fold transform: the shared ranks of the
+    terms (made once) number the kept terms as scikit-learn's sort does."""
+    from sklearn.feature_extraction import text as sk_text
+
+    from gpuml._fold_store import shared_fold
+    from gpuml.feature_extraction import text
+
+    docs = make_corpus(rng, 160)
+    train, test = docs[:120], docs[120:]
+    candidates = [
+        {"min_df": 1},
+        {"min_df": 3},
+        {"max_df": 0.3},
+        {"min_df": 2, "max_df": 0.5, "binary": True},
+        {"max_features": 30},
+        {"min_df": 2, "max_features": 10},
+        {"max_df": 1.0, "min_df": 1, "binary": True},
+    ]
+    store = {}
+    for ngram_range in [(1, 1), (1, 2)]:
+        for params in candidates:
+            settings = {"ngram_range": ngram_range, **params}
+            sk = getattr(sk_text, cls_name)(**settings)
+            want, want_test = sk.fit_transform(train), sk.transform(test)
+            with config_context(device=device), shared_fold(store, (train, test)):
+                ours = getattr(text, cls_name)(**settings)
+                got, got_test = ours.fit_transform(train), ours.transform(test)
+            assert_identical(got, want)
+            assert_identical(got_test, want_test)
+            assert_same_fit(ours, sk)
+    assert len(store) == 2  # the counts of the two analyses, kept
