@@ -32,7 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from gpuml._array import compute_namespace, to_host, to_namespace
 from gpuml._backend import get_cupy, is_cudf_object
-from gpuml._fold_store import fold_cached
+from gpuml._fold_store import fold_cached, fold_rows
 from gpuml._sklearn_compat import align_sparse_output, fit_context
 from gpuml.feature_extraction._hashing import (
     _WORD_PATTERNS,
@@ -50,28 +50,39 @@ from gpuml.feature_extraction._vocabulary import DeviceCounts, host_csr
 _COUNT_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64))
 
 
-def _copy_counts(X, ranked=None):
+def _copy_counts(X):
     """A count matrix that scikit-learn's later steps may change in place
-    (``data.fill`` for ``binary``, new ``indices``) without changing ``X``;
-    a device one carries ``ranked`` (see :class:`DeviceCounts`)."""
+    (``data.fill`` for ``binary``, new ``indices``) without changing ``X``."""
     if isinstance(X, DeviceCounts):
-        data = X.data.copy()
-        return DeviceCounts(data, X.indices, X.indptr, X.shape, X.sorted, ranked)
+        return DeviceCounts(X.data.copy(), X.indices, X.indptr, X.shape, X.sorted)
     return X.copy()
 
 
-def _ranked_terms(vocabulary, X):
-    """``(terms, rank)`` of counts whose columns number the terms in the
-    vocabulary's order (the device's first-seen order): the terms as an
-    object array and each one's position in sorted order (NumPy compares
-    the strings as ``sorted`` does); None for a host matrix."""
-    if not isinstance(X, DeviceCounts):
-        return None
+def _ranked_terms(vocabulary):
+    """``(terms, rank)`` of a vocabulary whose values are its terms'
+    positions (a counting's first-seen order, the device's and
+    scikit-learn's): the terms as an object array and each one's position
+    in sorted order (NumPy compares the strings as ``sorted`` does)."""
     terms = np.empty(len(vocabulary), dtype=object)
     terms[:] = list(vocabulary)
     rank = np.empty(len(terms), dtype=np.int64)
     rank[np.argsort(terms)] = np.arange(len(terms))
     return terms, rank
+
+
+def _map_columns(X, column_map: np.ndarray, n_columns: int):
+    """Counts ``X`` (device or SciPy CSR) with column ``c`` renamed
+    ``column_map[c]``, or dropped where that is negative; each row's
+    entries keep their order, and the index dtypes are kept."""
+    if isinstance(X, DeviceCounts):
+        return X.map_columns(column_map, n_columns)
+    entry_columns = column_map[X.indices]
+    kept = entry_columns >= 0
+    kept_before = np.zeros(len(kept) + 1, dtype=np.int64)
+    np.cumsum(kept, out=kept_before[1:])
+    arrays = (X.data[kept], entry_columns[kept].astype(X.indices.dtype))
+    indptr = kept_before[X.indptr].astype(X.indptr.dtype)
+    return type(X)((*arrays, indptr), shape=(X.shape[0], n_columns))
 
 
 class _DeviceCountMixin:
@@ -82,6 +93,12 @@ class _DeviceCountMixin:
     _reads_device_documents = True
 
     def _count_vocab(self, raw_documents, fixed_vocab):
+        self.__dict__.pop("_shared_ranks", None)
+        self.__dict__.pop("_sorted_vocabulary", None)
+        if fixed_vocab:
+            counted = self._fixed_counts_of_test_fold(raw_documents)
+            if counted is not None:
+                return counted
         key = None if fixed_vocab else self._counting_key()
         if key is None:
             return self._count_vocab_once(raw_documents, fixed_vocab)
@@ -95,17 +112,84 @@ class _DeviceCountMixin:
             ("term counts", *key),
             lambda: self._count_and_rank(raw_documents),
         )
-        if ranked is not None:
-            # The device's counts: _limit_features or _sort_features (the
-            # one of them that comes first) makes the candidate's vocabulary
-            # from the ranks, into this new dict, without a copy of every
-            # term's entry to delete most of them.
-            return {}, _copy_counts(X, ranked)
-        return dict(vocabulary), _copy_counts(X)
+        # The fold's terms ranked in sorted order once: _limit_features or
+        # _sort_features (the one of them that scikit-learn's fit_transform
+        # calls first) makes this candidate's vocabulary from the ranks into
+        # this new dict, without a copy of every term's entry to delete most
+        # of them and without a sort of every term.
+        vocabulary = {}
+        self._shared_ranks = (vocabulary, *ranked)
+        return vocabulary, _copy_counts(X)
+
+    def _ranks_of(self, vocabulary, *, take: bool):
+        """``(terms, rank)`` that ``_count_vocab`` left for ``vocabulary``
+        (this very dict) in the fit under way, or None; ``take`` removes
+        them (each is used once)."""
+        pending = self.__dict__.get("_shared_ranks")
+        if pending is None or pending[0] is not vocabulary:
+            return None
+        if take:
+            del self._shared_ranks
+        return pending[1:]
+
+    def _fixed_counts_of_test_fold(self, raw_documents):
+        """``_count_vocab(raw_documents, fixed_vocab=True)`` of a search's
+        test fold on the host, where every candidate scores with its own
+        vocabulary: the fold's documents are analysed and counted once per
+        analysis setting (every term, kept in the fold's store), and each
+        vocabulary takes its columns from those counts (the entries of its
+        terms, renumbered, each row sorted as scikit-learn sorts it: the same
+        matrix). None elsewhere (not a test fold, the device, settings
+        without a counting key, a fold without any term)."""
+        open_fold = fold_rows()
+        if open_fold is None or raw_documents is not open_fold[1][1]:
+            return None
+        key = self._counting_key()
+        if key is None or compute_namespace() is not np:
+            return None
+        counted = fold_cached(
+            raw_documents,
+            ("test term counts", *key),
+            lambda: self._every_term_or_none(raw_documents),
+        )
+        if counted is None:
+            return None
+        terms, counts = counted
+        vocabulary = self.vocabulary_
+        columns = np.fromiter(
+            (vocabulary.get(term, -1) for term in terms), np.int64, count=len(terms)
+        )
+        entry_columns = columns[counts.indices]
+        kept = entry_columns >= 0
+        kept_before = np.zeros(len(kept) + 1, dtype=np.int64)
+        np.cumsum(kept, out=kept_before[1:])
+        indptr = kept_before[counts.indptr]
+        # scikit-learn's index dtype: 64 bits only past 2**31 - 1 entries
+        index = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
+        X = type(counts)(
+            (
+                counts.data[kept],
+                entry_columns[kept].astype(index),
+                indptr.astype(index),
+            ),
+            shape=(counts.shape[0], len(vocabulary)),
+        )
+        X.sort_indices()
+        return vocabulary, X
+
+    def _every_term_or_none(self, raw_documents):
+        """The terms (in their columns' order) and counts of every term of
+        the documents, or None where they hold no term (scikit-learn's
+        counting raises then; a fixed vocabulary's gives empty rows)."""
+        try:
+            vocabulary, X = self._count_vocab_once(raw_documents, False)
+        except ValueError:
+            return None
+        return list(vocabulary), X
 
     def _count_and_rank(self, raw_documents):
         vocabulary, X = self._count_vocab_once(raw_documents, False)
-        return vocabulary, X, _ranked_terms(vocabulary, X)
+        return vocabulary, X, _ranked_terms(vocabulary)
 
     def _counting_key(self):
         """The parameters that ``_count_vocab`` depends on, or None where one
@@ -211,13 +295,14 @@ class _DeviceCountMixin:
         on_device = isinstance(X, DeviceCounts)
         if not (on_device or sp.issparse(X)):
             return super()._sort_features(X, vocabulary)
-        if on_device and X.in_sorted_order:  # renumbered by _limit_features
-            return X
-        if on_device and X.ranked is not None:
-            terms, rank = X.ranked  # the columns are the terms' positions
+        if self.__dict__.pop("_sorted_vocabulary", None) is vocabulary:
+            return X  # numbered in sorted order by _limit_features already
+        ranks = self._ranks_of(vocabulary, take=True)
+        if ranks is not None:
+            terms, rank = ranks  # the columns are the terms' positions
             vocabulary.clear()
             vocabulary.update(zip(terms.tolist(), rank.tolist(), strict=True))
-            return X.map_columns(rank, X.shape[1])
+            return _map_columns(X, rank, X.shape[1])
         # scikit-learn's renumbering: the terms in sorted order, the
         # vocabulary's values changed in place (its order kept); the map of
         # old columns to new is applied on the device, or to a SciPy
@@ -262,8 +347,10 @@ class _DeviceCountMixin:
                     if on_device
                     else type(X)((X.data, X.indices, X.indptr), shape=X.shape)
                 )
-            if on_device and kept.any() and X.ranked is not None:
-                return _limit_ranked(X, vocabulary, kept)
+            ranks = self._ranks_of(vocabulary, take=True) if kept.any() else None
+            if ranks is not None:
+                self._sorted_vocabulary = vocabulary
+                return _limit_ranked(X, vocabulary, kept, *ranks)
             if on_device and kept.any():
                 # scikit-learn's renumbering of the vocabulary, the kept
                 # terms in their order
@@ -294,13 +381,12 @@ class _DeviceCountMixin:
         )
 
 
-def _limit_ranked(X, vocabulary, kept):
-    """``_limit_features`` of shared counts (``X.ranked`` set) followed by
-    ``_sort_features`` at once: the kept terms, in the vocabulary's order,
+def _limit_ranked(X, vocabulary, kept, terms, rank):
+    """``_limit_features`` of a search's shared counts followed by
+    ``_sort_features`` at once: the kept terms, in the counting's order,
     numbered by their order among themselves when sorted, as scikit-learn's
     two steps number them, from the ranks made once for the fold (the Python
     work is the new dict, not a sort of every term)."""
-    terms, rank = X.ranked
     columns = np.flatnonzero(kept)
     final = np.empty(len(columns), dtype=np.int64)
     final[np.argsort(rank[columns])] = np.arange(len(columns))
@@ -308,9 +394,7 @@ def _limit_ranked(X, vocabulary, kept):
     vocabulary.update(zip(terms[columns].tolist(), final.tolist(), strict=True))
     column_map = np.full(len(kept), -1, dtype=np.int64)
     column_map[columns] = final
-    out = X.map_columns(column_map, len(columns))
-    out.in_sorted_order = True
-    return out
+    return _map_columns(X, column_map, len(columns))
 
 
 def _prefetch_vocabulary_modules() -> None:

@@ -276,15 +276,6 @@ class DeviceCounts:
     indptr: object
     shape: tuple[int, int]
     sorted: bool  # whether each row's columns are in increasing order
-    # In a search's shared counts (gpuml.feature_extraction._count): the
-    # terms of the columns (a NumPy object array) and each one's rank in
-    # sorted order, while the columns are numbered as the terms were first
-    # seen; made once a fold and analysis, they spare every candidate the
-    # sort of the whole vocabulary in Python.
-    ranked: tuple | None = None
-    # Whether the columns are numbered as the sorted vocabulary already
-    # (scikit-learn's _sort_features has nothing left to do).
-    in_sorted_order: bool = False
 
     format = "csr"
 

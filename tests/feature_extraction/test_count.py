@@ -404,8 +404,13 @@ def test_search_counts_each_fold_once_per_analysis(device, rng, monkeypatch):
         got = GridSearchCV(
             make_pipeline(TfidfVectorizer(), ComplementNB()), grid, cv=3
         ).fit(docs, y)
-    # 3 folds x 2 ngram ranges, and the refit
-    assert counted.count(False) == 3 * 2 + 1
+    if device == "cpu":
+        # 3 folds x 2 ngram ranges x (training, test) rows, and the refit;
+        # the candidates' test-fold transforms analyse nothing again
+        assert counted.count(False) == 3 * 2 * 2 + 1
+        assert counted.count(True) == 0
+    else:  # 3 folds x 2 ngram ranges, and the refit
+        assert counted.count(False) == 3 * 2 + 1
     assert got.best_params_ == want.best_params_
     for key in ("mean_test_score", "split0_test_score", "split2_test_score"):
         np.testing.assert_allclose(got.cv_results_[key], want.cv_results_[key])
@@ -421,7 +426,9 @@ def test_shared_counts_give_each_candidate_scikit_learns_fit(device, rng, cls_na
     counts and differ in the pruning (min_df, max_df, max_features), binary
     and the weighting each get scikit-learn's vocabulary (items in order),
     matrix bit for bit and test-fold transform: the shared ranks of the
-    terms (made once) number the kept terms as scikit-learn's sort does."""
+    terms (made once, the device's) number the kept terms as scikit-learn's
+    sort does; the test fold's counts of every term (made once, the CPU's)
+    give each vocabulary's transform."""
     from sklearn.feature_extraction import text as sk_text
 
     from gpuml._fold_store import shared_fold
@@ -450,4 +457,34 @@ def test_shared_counts_give_each_candidate_scikit_learns_fit(device, rng, cls_na
             assert_identical(got, want)
             assert_identical(got_test, want_test)
             assert_same_fit(ours, sk)
-    assert len(store) == 2  # the counts of the two analyses, kept
+            # the ranks passed between the fit's steps are not kept
+            assert not {"_shared_ranks", "_sorted_vocabulary"} & set(vars(ours))
+    # a fit that fails between the counting and the pruning (scikit-learn's
+    # max_df < min_df error) leaves nothing that changes the next fit
+    with config_context(device=device), shared_fold(store, (train, test)):
+        ours = getattr(text, cls_name)(min_df=50, max_df=10)
+        with pytest.raises(ValueError, match="max_df corresponds to"):
+            ours.fit(train)
+        ours.set_params(min_df=2, max_df=1.0)
+        got = ours.fit_transform(train)
+    sk = getattr(sk_text, cls_name)(min_df=2, max_df=1.0)
+    assert_identical(got, sk.fit_transform(train))
+    assert_same_fit(ours, sk)
+    # the training counts of the two analyses (and on the CPU the test
+    # fold's, which its transforms take their columns from), kept
+    assert len(store) == (4 if device == "cpu" else 2)
+
+
+@pytest.mark.parametrize("test_docs", [["!!", "...", ""], ["zzzz qqqq", "", "w1"]])
+def test_test_fold_without_known_terms(test_docs):
+    """A test fold with no term at all (its own counting would raise), or
+    with terms the vocabulary does not hold, transforms as scikit-learn's."""
+    from gpuml._fold_store import shared_fold
+
+    train = ["w1 w2 w3", "w2 w3 w4", "w1 w4 w5 w5"]
+    sk = SkCountVectorizer().fit(train)
+    store = {}
+    with shared_fold(store, (train, test_docs)):
+        ours = CountVectorizer().fit(train)
+        for _ in range(2):  # the second from the fold's store
+            assert_identical(ours.transform(test_docs), sk.transform(test_docs))
