@@ -89,14 +89,15 @@ def _chunk_moments(X, w, s, xp: ModuleType):
 
 
 def _sum_chunks(parts, xp: ModuleType):
-    """``parts.sum(axis=0)`` of a float64 device array, by gpuml's kernel
-    (CuPy's reduction would compile anew for each number of chunks)."""
+    """``parts.sum(axis=0)`` of a C-contiguous float64 or float32 device
+    array, by gpuml's kernel, which adds the rows in order (CuPy's reduction
+    would compile anew for each number of chunks)."""
     from gpuml import _cuda
 
-    out = xp.empty(parts.shape[1:], dtype=xp.float64)
+    out = xp.empty(parts.shape[1:], dtype=parts.dtype)
     width = out.size
     args = (parts, np.int64(parts.shape[0]), np.int64(width), out)
-    _cuda.launch("arrays", "sum_chunks", width, args)
+    _cuda.launch("arrays", f"sum_chunks<{_cuda.ctype(parts.dtype)}>", width, args)
     return out
 
 

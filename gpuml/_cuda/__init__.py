@@ -67,6 +67,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         *(f"csr_column_counts<{i}>" for i in _LABEL_TYPES),
         *(f"tfidf_rows<{t}, {i}>" for t in _FLOAT_TYPES for i in _LABEL_TYPES),
         *(f"fortran_to_c<{t}>" for t in _FLOAT_TYPES),
+        *(f"sum_chunks<{t}>" for t in _FLOAT_TYPES),
     ),
     "ridge": tuple(
         f"{name}<{t}>"
@@ -176,7 +177,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # KMeans's Lloyd iterations (on demand).
     "kmeans": tuple(
         f"{name}<{t}>"
-        for name in ("kmeans_assign", "kmeans_block_sums", "kmeans_add_parts")
+        for name in ("kmeans_assign", "kmeans_block_sums")
         for t in _FLOAT_TYPES
     ),
 }
@@ -595,7 +596,7 @@ def column_sums(array, ones):
     kernel("arrays", "chunk_sums")((n_chunks,), (THREADS,), args)
     out = cupy.empty(1, dtype=cupy.float64)
     args = (partials, np.int64(n_chunks), np.int64(1), out)
-    launch("arrays", "sum_chunks", 1, args)
+    launch("arrays", "sum_chunks<double>", 1, args)
     return out
 
 

@@ -57,12 +57,13 @@ __global__ void scatter_rows(const W* src, const long long* rows, long long n_ro
     }
 }
 
-// out[j] = sum over c < chunks of parts[c * width + j] (float64).
-extern "C" __global__ void sum_chunks(const double* parts, long long chunks,
-                                      long long width, double* out)
+// out[j] = sum over c < chunks of parts[c * width + j], added in order of c
+// (the same bits at every call).
+template <typename T>
+__global__ void sum_chunks(const T* parts, long long chunks, long long width, T* out)
 {
     GRID_STRIDE(j, width) {
-        double s = 0.0;
+        T s = 0;
         for (long long c = 0; c < chunks; ++c) s += parts[c * width + j];
         out[j] = s;
     }

@@ -101,7 +101,7 @@ __global__ void kmeans_assign(const T* __restrict__ X, long long n, int p,
 // weights[b, r, c] (in float64), with labels[r * n + i] in [0, n_clusters).
 // One thread a (run, feature) pair (and one a run for the weights) adds its
 // rows in order into shared memory: n_runs * n_clusters * (p values + one
-// double). The blocks' parts are added by kmeans_add_parts.
+// double). The blocks' parts are added in order by arrays.cu's sum_chunks.
 template <typename T>
 __global__ void kmeans_block_sums(const T* __restrict__ X, long long n, int p,
                                   const int* __restrict__ labels,
@@ -140,17 +140,4 @@ __global__ void kmeans_block_sums(const T* __restrict__ X, long long n, int p,
     for (int k = threadIdx.x; k < cells * p; k += blockDim.x) out[k] = acc[k];
     double* out_w = weights + (long long)blockIdx.x * cells;
     for (int k = threadIdx.x; k < cells; k += blockDim.x) out_w[k] = acc_w[k];
-}
-
-// out[j] = the sum over b < blocks of parts[b * width + j], in order of b.
-template <typename T>
-__global__ void kmeans_add_parts(const T* __restrict__ parts, long long blocks,
-                                 long long width, T* __restrict__ out)
-{
-    GRID_STRIDE(j, width) {
-        T s = 0;
-#pragma unroll 8
-        for (long long b = 0; b < blocks; ++b) s += parts[b * width + j];
-        out[j] = s;
-    }
 }

@@ -25,6 +25,7 @@ import functools
 import numpy as np
 
 from gpuml import _backend, _cuda
+from gpuml._reductions import _sum_chunks
 
 _MODULE = "kmeans"
 # A block's shared memory: the 48 KiB every CUDA device gives without opting
@@ -119,13 +120,6 @@ def assign(X, centers):
     return labels
 
 
-def _add_parts(parts, out) -> None:
-    """``out`` (contiguous) = ``parts.sum(axis=0)``, added in row order."""
-    blocks, width = parts.shape
-    name = f"kmeans_add_parts<{_cuda.ctype(parts.dtype)}>"
-    _cuda.launch(_MODULE, name, width, (parts, np.int64(blocks), np.int64(width), out))
-
-
 def cluster_sums(X, labels, w, n_clusters: int):
     """Weighted sums ``(n_runs, n_clusters, n_features)`` and weights
     ``(n_runs, n_clusters)`` (both in ``X``'s dtype) of each run's clusters;
@@ -158,6 +152,6 @@ def cluster_sums(X, labels, w, n_clusters: int):
         args += (np.int32(runs), np.int32(n_clusters), np.int64(chunk))
         args += (sum_parts, weight_parts)
         kernel((n_blocks,), (threads,), args, shared_mem=shared)
-        _add_parts(sum_parts, sums[start:stop])
-        _add_parts(weight_parts, weights[start:stop])
+        sums[start:stop] = _sum_chunks(sum_parts, cupy).reshape(runs, n_clusters, p)
+        weights[start:stop] = _sum_chunks(weight_parts, cupy).reshape(runs, n_clusters)
     return sums, weights.astype(X.dtype, copy=False)

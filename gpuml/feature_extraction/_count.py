@@ -159,21 +159,13 @@ class _DeviceCountMixin:
         columns = np.fromiter(
             (vocabulary.get(term, -1) for term in terms), np.int64, count=len(terms)
         )
-        entry_columns = columns[counts.indices]
-        kept = entry_columns >= 0
-        kept_before = np.zeros(len(kept) + 1, dtype=np.int64)
-        np.cumsum(kept, out=kept_before[1:])
-        indptr = kept_before[counts.indptr]
-        # scikit-learn's index dtype: 64 bits only past 2**31 - 1 entries
-        index = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
-        X = type(counts)(
-            (
-                counts.data[kept],
-                entry_columns[kept].astype(index),
-                indptr.astype(index),
-            ),
-            shape=(counts.shape[0], len(vocabulary)),
-        )
+        X = _map_columns(counts, columns, len(vocabulary))
+        # scikit-learn's index dtype: 64 bits only past 2**31 - 1 entries (the
+        # fold's counts, with every term, may have needed them where these
+        # do not)
+        if X.nnz <= np.iinfo(np.int32).max and X.indices.dtype != np.int32:
+            X.indices = X.indices.astype(np.int32)
+            X.indptr = X.indptr.astype(np.int32)
         X.sort_indices()
         return vocabulary, X
 
