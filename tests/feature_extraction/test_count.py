@@ -427,8 +427,10 @@ def test_shared_counts_give_each_candidate_scikit_learns_fit(device, rng, cls_na
     and the weighting each get scikit-learn's vocabulary (items in order),
     matrix bit for bit and test-fold transform: the shared ranks of the
     terms (made once, the device's) number the kept terms as scikit-learn's
-    sort does; the test fold's counts of every term (made once, the CPU's)
-    give each vocabulary's transform."""
+    sort does; the test fold's counts of every term (made once, numbered in
+    sorted order) give each vocabulary's transform, its columns found from
+    the candidate's map of the training terms (or, after max_features
+    pruned the map's vocabulary, from its dict)."""
     from sklearn.feature_extraction import text as sk_text
 
     from gpuml._fold_store import shared_fold
@@ -470,9 +472,39 @@ def test_shared_counts_give_each_candidate_scikit_learns_fit(device, rng, cls_na
     sk = getattr(sk_text, cls_name)(min_df=2, max_df=1.0)
     assert_identical(got, sk.fit_transform(train))
     assert_same_fit(ours, sk)
-    # the training counts of the two analyses (and on the CPU the test
-    # fold's, which its transforms take their columns from), kept
-    assert len(store) == (4 if device == "cpu" else 2)
+    # per analysis: the training counts, the test fold's (which its
+    # transforms take their columns from) and the test terms' positions
+    # among the training terms, kept
+    assert len(store) == 6
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_test_fold_of_a_given_vocabulary(device, rng):
+    """A vocabulary the user gives (not in sorted order, with terms the fold
+    lacks) transforms a search's test fold as scikit-learn's does, from the
+    fold's shared counts (its dict gives the columns; the host sorts each
+    row, the device counts it on its own); so does a candidate refitted
+    after a search's fit, whose map of the fold's terms no longer applies."""
+    from sklearn.feature_extraction import text as sk_text
+
+    from gpuml._fold_store import shared_fold
+    from gpuml.feature_extraction import text
+
+    docs = make_corpus(rng, 120)
+    train, test = docs[:90], docs[90:]
+    words = sorted(sk_text.CountVectorizer().fit(docs).vocabulary_)
+    # (a lowercased term may keep characters str.isupper calls upper case,
+    # which scikit-learn warns of in a given vocabulary)
+    words = [w for w in words if not any(map(str.isupper, w))]
+    given = [*rng.permutation(words)[: len(words) // 2].tolist(), "notaword"]
+    store = {}
+    for cls_name in ("CountVectorizer", "TfidfVectorizer"):
+        sk = getattr(sk_text, cls_name)(vocabulary=given).fit(train)
+        with config_context(device=device), shared_fold(store, (train, test)):
+            ours = getattr(text, cls_name)(min_df=2).fit(train)
+            ours.set_params(vocabulary=given, min_df=1).fit(train)
+            got = ours.transform(test)
+        assert_identical(got, sk.transform(test))
 
 
 @pytest.mark.parametrize("test_docs", [["!!", "...", ""], ["zzzz qqqq", "", "w1"]])
