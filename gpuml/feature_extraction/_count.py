@@ -23,6 +23,8 @@ settings (callables, other token patterns, stop words, other dtypes;
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction import text as _sk_text
@@ -55,7 +57,9 @@ def _copy_counts(X):
     (``data.fill`` for ``binary``, new ``indices``) without changing ``X``."""
     if isinstance(X, DeviceCounts):
         return DeviceCounts(X.data.copy(), X.indices, X.indptr, X.shape, X.sorted)
-    return X.copy()
+    # scikit-learn's steps replace indices and indptr (new arrays), never
+    # write into them: only the values are copied
+    return type(X)((X.data.copy(), X.indices, X.indptr), shape=X.shape)
 
 
 def _ranked_terms(vocabulary):
@@ -79,10 +83,16 @@ def _ranked_terms(vocabulary):
 def _map_columns(X, column_map: np.ndarray, n_columns: int):
     """Counts ``X`` (device or SciPy CSR) with column ``c`` renamed
     ``column_map[c]``, or dropped where that is negative; each row's
-    entries keep their order, and the index dtypes are kept."""
+    entries keep their order, and the index dtypes are kept. The values
+    and indices are new arrays (and on the host the indptr), so the result
+    may be sorted or filled in place."""
     if isinstance(X, DeviceCounts):
         return X.map_columns(column_map, n_columns)
     entry_columns = column_map[X.indices]
+    if len(column_map) == n_columns and (column_map >= 0).all():  # renumbered
+        indices = entry_columns.astype(X.indices.dtype, copy=False)
+        arrays = (X.data.copy(), indices, X.indptr.copy())
+        return type(X)(arrays, shape=(X.shape[0], n_columns))
     kept = entry_columns >= 0
     kept_before = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(kept, out=kept_before[1:])
@@ -101,8 +111,6 @@ class _DeviceCountMixin:
     def _count_vocab(self, raw_documents, fixed_vocab):
         self.__dict__.pop("_shared_ranks", None)
         self.__dict__.pop("_sorted_vocabulary", None)
-        if not fixed_vocab:
-            self.__dict__.pop("_fold_columns", None)
         if fixed_vocab:
             counted = self._fixed_counts_of_test_fold(raw_documents)
             if counted is not None:
@@ -122,10 +130,18 @@ class _DeviceCountMixin:
         )
         # The fold's terms ranked in sorted order once: _limit_features or
         # _sort_features (the one of them that scikit-learn's fit_transform
-        # calls first) makes this candidate's vocabulary from the ranks into
-        # this new dict, without a copy of every term's entry to delete most
-        # of them and without a sort of every term.
-        vocabulary = {}
+        # calls first) numbers this candidate's vocabulary from the ranks,
+        # without a copy of every term's entry to delete most of them and
+        # without a sort of every term. The vocabulary is a FoldVocabulary
+        # (its dict made only if read) for a fit on a search's fold; a dict
+        # elsewhere (the refitted best estimator) and where max_features
+        # lets scikit-learn's _limit_features change it after the sort.
+        open_fold = fold_rows()
+        on_fold = open_fold is not None and raw_documents is open_fold[1][0]
+        if on_fold and self.max_features is None:
+            vocabulary = FoldVocabulary(counted, ranked[0])
+        else:
+            vocabulary = {}
         self._shared_ranks = (vocabulary, counted, *ranked)
         return vocabulary, _copy_counts(X)
 
@@ -196,14 +212,14 @@ class _DeviceCountMixin:
 
     def _test_term_columns(self, raw_documents, key, test_terms):
         """The column of each test term in this candidate's vocabulary (-1
-        if not in it) from the candidate's map of the fold's training terms
-        (made from the fold's shared counting), or None where the vocabulary
-        was not made so. The test terms' positions among the training terms
-        are looked up in the counting's dict once per fold and analysis."""
-        made = self.__dict__.get("_fold_columns")
-        if made is None or made[0] is not self.vocabulary_:
+        if not in it) from the map of the fold's training terms that its
+        :class:`FoldVocabulary` holds, or None for another vocabulary. The
+        test terms' positions among the training terms are looked up in the
+        fold's counting once per fold and analysis."""
+        vocabulary = self.vocabulary_
+        if not isinstance(vocabulary, FoldVocabulary) or vocabulary.columns is None:
             return None
-        _, counted, train_columns = made
+        counted, train_columns = vocabulary.counted, vocabulary.columns
 
         def positions():
             get = counted.get
@@ -356,10 +372,8 @@ class _DeviceCountMixin:
             return X  # numbered in sorted order by _limit_features already
         ranks = self._ranks_of(vocabulary, take=True)
         if ranks is not None:
-            counted, terms, rank = ranks  # the columns are the terms' positions
-            vocabulary.clear()
-            vocabulary.update(zip(terms.tolist(), rank.tolist(), strict=True))
-            self._fold_columns = (vocabulary, counted, rank)
+            _, terms, rank = ranks  # the columns are the terms' positions
+            _number(vocabulary, terms, rank)
             return _map_columns(X, rank, X.shape[1])
         # scikit-learn's renumbering: the terms in sorted order, the
         # vocabulary's values changed in place (its order kept); the map of
@@ -387,9 +401,6 @@ class _DeviceCountMixin:
         host). A host matrix comes back without the cached sorted-indices
         flag, which the renumbering that follows makes untrue."""
         on_device = isinstance(X, DeviceCounts)
-        # the candidate's map of the fold's terms (_sort_features's, before
-        # max_features) holds while no term is pruned
-        made = self.__dict__.pop("_fold_columns", None)
         if limit is None and X.shape[1] and (on_device or sp.issparse(X)):
             if on_device:
                 dfs = to_host(document_frequency(X, compute_namespace()))
@@ -403,8 +414,6 @@ class _DeviceCountMixin:
             if low is not None:
                 kept &= dfs >= low
             if kept.all():
-                if made is not None:
-                    self._fold_columns = made
                 return (
                     X
                     if on_device
@@ -413,10 +422,8 @@ class _DeviceCountMixin:
             ranks = self._ranks_of(vocabulary, take=True) if kept.any() else None
             if ranks is not None:
                 self._sorted_vocabulary = vocabulary
-                counted, terms, rank = ranks
-                X, column_map = _limit_ranked(X, vocabulary, kept, terms, rank)
-                self._fold_columns = (vocabulary, counted, column_map)
-                return X
+                _, terms, rank = ranks
+                return _limit_ranked(X, vocabulary, kept, terms, rank)
             if on_device and kept.any():
                 # scikit-learn's renumbering of the vocabulary, the kept
                 # terms in their order
@@ -451,17 +458,86 @@ def _limit_ranked(X, vocabulary, kept, terms, rank):
     """``_limit_features`` of a search's shared counts followed by
     ``_sort_features`` at once: the kept terms, in the counting's order,
     numbered by their order among themselves when sorted, as scikit-learn's
-    two steps number them, from the ranks made once for the fold (the Python
-    work is the new dict, not a sort of every term). Returns the matrix and
-    the map of the fold's terms to their columns (-1: pruned)."""
+    two steps number them, from the ranks made once for the fold (no sort
+    of every term)."""
     columns = np.flatnonzero(kept)
     final = np.empty(len(columns), dtype=np.int64)
     final[np.argsort(rank[columns])] = np.arange(len(columns))
-    vocabulary.clear()
-    vocabulary.update(zip(terms[columns].tolist(), final.tolist(), strict=True))
     column_map = np.full(len(kept), -1, dtype=np.int64)
     column_map[columns] = final
-    return _map_columns(X, column_map, len(columns)), column_map
+    _number(vocabulary, terms, column_map)
+    return _map_columns(X, column_map, len(columns))
+
+
+def _number(vocabulary, terms, column_map) -> None:
+    """Fill a candidate's (empty) vocabulary: the fold's term at position
+    ``i`` (``terms[i]``) has column ``column_map[i]``, or is pruned where
+    that is negative; the kept terms in the fold's order."""
+    if isinstance(vocabulary, FoldVocabulary):
+        vocabulary.number(column_map)
+        return
+    kept = np.flatnonzero(column_map >= 0)
+    vocabulary.clear()
+    vocabulary.update(zip(terms[kept].tolist(), column_map[kept].tolist(), strict=True))
+
+
+class FoldVocabulary(Mapping):
+    """``vocabulary_`` of a candidate that a search fitted on a fold's
+    shared counts: a read-only mapping of terms to columns, equal to the
+    dict scikit-learn's fit makes (the same items in the same order), held
+    as the fold's counting (each term's position, shared by the fold's
+    candidates) and this candidate's column of each position (-1: pruned).
+
+    Most candidates are only scored: their vocabulary is read by its
+    length and, for the test fold's transform, by its columns, so the dict
+    of every kept term (Python work in proportion to them, for every
+    candidate and fold) is made only when something reads the items; it is
+    a plain dict when pickled or copied. The search's ``best_estimator_``
+    is refitted outside the folds and has a dict.
+    """
+
+    def __init__(self, counted: dict, terms: np.ndarray):
+        self.counted = counted  # term -> position in the fold's counting
+        self._terms = terms  # the terms by position
+        self.columns = None  # position -> column, -1 if pruned; None: empty
+        self._size = 0
+        self._dict = None
+
+    def number(self, columns: np.ndarray) -> None:
+        self.columns = columns
+        self._size = int(np.count_nonzero(columns >= 0))
+        self._dict = None
+
+    def _items(self) -> dict:
+        if self._dict is None:
+            self._dict = {}
+            if self.columns is not None:
+                _number(self._dict, self._terms, self.columns)
+        return self._dict
+
+    def __getitem__(self, term):
+        return self._items()[term]
+
+    def __iter__(self):
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return self._size
+
+    def keys(self):
+        return self._items().keys()
+
+    def values(self):
+        return self._items().values()
+
+    def items(self):
+        return self._items().items()
+
+    def __repr__(self) -> str:
+        return repr(self._items())
+
+    def __reduce__(self):
+        return dict, (self._items(),)
 
 
 def _prefetch_vocabulary_modules() -> None:

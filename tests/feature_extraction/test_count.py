@@ -12,6 +12,8 @@ counts; on the CPU, gpuml's classes are scikit-learn's code.
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
@@ -415,6 +417,7 @@ def test_search_counts_each_fold_once_per_analysis(device, rng, monkeypatch):
     for key in ("mean_test_score", "split0_test_score", "split2_test_score"):
         np.testing.assert_allclose(got.cv_results_[key], want.cv_results_[key])
     ours = got.best_estimator_[0]
+    assert type(ours.vocabulary_) is dict  # refitted outside the folds
     assert ours.vocabulary_ == want.best_estimator_[0].vocabulary_
     np.testing.assert_array_equal(ours.idf_, want.best_estimator_[0].idf_)
 
@@ -429,12 +432,13 @@ def test_shared_counts_give_each_candidate_scikit_learns_fit(device, rng, cls_na
     terms (made once, the device's) number the kept terms as scikit-learn's
     sort does; the test fold's counts of every term (made once, numbered in
     sorted order) give each vocabulary's transform, its columns found from
-    the candidate's map of the training terms (or, after max_features
-    pruned the map's vocabulary, from its dict)."""
+    the map of the training terms its vocabulary holds (a FoldVocabulary,
+    whose dict is made only when read; with max_features, a dict)."""
     from sklearn.feature_extraction import text as sk_text
 
     from gpuml._fold_store import shared_fold
     from gpuml.feature_extraction import text
+    from gpuml.feature_extraction._count import FoldVocabulary
 
     docs = make_corpus(rng, 160)
     train, test = docs[:120], docs[120:]
@@ -458,7 +462,15 @@ def test_shared_counts_give_each_candidate_scikit_learns_fit(device, rng, cls_na
                 got, got_test = ours.fit_transform(train), ours.transform(test)
             assert_identical(got, want)
             assert_identical(got_test, want_test)
+            if "max_features" not in params:
+                # fitted and scored without the dict of its terms
+                vocabulary = ours.vocabulary_
+                assert isinstance(vocabulary, FoldVocabulary)
+                assert vocabulary._dict is None
+                assert len(vocabulary) == len(sk.vocabulary_)
             assert_same_fit(ours, sk)
+            copied = pickle.loads(pickle.dumps(ours)).vocabulary_
+            assert type(copied) is dict and copied == sk.vocabulary_
             # the ranks passed between the fit's steps are not kept
             assert not {"_shared_ranks", "_sorted_vocabulary"} & set(vars(ours))
     # a fit that fails between the counting and the pruning (scikit-learn's
