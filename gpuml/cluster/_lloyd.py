@@ -101,18 +101,33 @@ def kmeans_plusplus(X, n_clusters, x_sq, w, w_host, random_state, xp, first_cdf=
     return chosen
 
 
-def assign(X, centers, xp: ModuleType):
+def absent_scores(n_valid, n_clusters: int, dtype, xp: ModuleType):
+    """``(n_runs, n_clusters)``: 0 for each run's first ``n_valid[r]``
+    clusters, +inf for the rest (the padding of runs with fewer clusters
+    than the batch's widest), added to the scores of :func:`assign` so that
+    no sample is assigned to a padding centre; None where every cluster is
+    a run's own."""
+    if n_valid is None or (np.asarray(n_valid) == n_clusters).all():
+        return None
+    absent = np.arange(n_clusters)[None, :] >= np.asarray(n_valid)[:, None]
+    return xp.asarray(np.where(absent, np.inf, 0.0).astype(dtype))
+
+
+def assign(X, centers, xp: ModuleType, absent=None):
     """Labels, shape ``(n_runs, n_samples)`` int32, of every run's centres
     ``(n_runs, n_clusters, n_features)``: the centre of smallest
     ``||c||^2 - 2 x.c``, the first on a tie (on the device, for dense data,
-    by :func:`gpuml.cluster._lloyd_device.assign`)."""
+    by :func:`gpuml.cluster._lloyd_device.assign`). ``absent`` (from
+    :func:`absent_scores`) rules out each run's padding centres."""
     if xp is not np:
-        labels = _lloyd_device.assign(X, centers)
+        labels = _lloyd_device.assign(X, centers, absent)
         if labels is not None:
             return labels
     n_runs, n_clusters, n_features = centers.shape
     flat = centers.reshape(n_runs * n_clusters, n_features)
     c_sq = xp.einsum("ij,ij->i", flat, flat)
+    if absent is not None:
+        c_sq = c_sq + absent.reshape(-1).astype(c_sq.dtype, copy=False)
     # -2 c scales exactly: X @ (-2 c) is -2 (X @ c) bit for bit, without a
     # second pass over the scores
     minus_2c = -2 * flat.T
@@ -241,15 +256,19 @@ def relocate_empty_clusters(X, w_host, centers_old, sums, weights, labels, x_sq,
         weights[old] -= weight
 
 
-def average_centers(sums, weights, xp: ModuleType):
+def average_centers(sums, weights, xp: ModuleType, absent=None):
     """Centres from sums and weights; an empty cluster (left where relocation
-    was pointless) at the centre of the heaviest one, as in scikit-learn."""
+    was pointless) at the centre of the heaviest one, as in scikit-learn;
+    padding clusters (``absent``: :func:`absent_scores`) at zero."""
     filled = weights > 0
     scale = 1.0 / xp.where(filled, weights, 1)
     centers = sums * scale[..., None].astype(sums.dtype)
     heaviest = xp.argmax(weights, axis=1)
     runs = xp.arange(sums.shape[0])
-    return xp.where(filled[..., None], centers, centers[runs, heaviest][:, None, :])
+    centers = xp.where(filled[..., None], centers, centers[runs, heaviest][:, None, :])
+    if absent is not None:
+        centers = xp.where((absent == 0)[..., None], centers, 0)
+    return centers
 
 
 def inertia(X, centers, labels, w, x_sq, xp: ModuleType) -> float:
@@ -287,14 +306,26 @@ def same_clustering(a, b, xp: ModuleType) -> bool:
     return int(xp.unique(pairs).size) == int(xp.unique(a).size)
 
 
-def lloyd(X, w, w_host, centers, x_sq, *, max_iter, tol, xp, verbose=False):
+def lloyd(
+    X, w, w_host, centers, x_sq, *, max_iter, tol, xp, verbose=False, n_valid=None
+):
     """Run Lloyd's iterations for every run of ``centers``
     ``(n_runs, n_clusters, n_features)`` together.
+
+    ``n_valid`` (host integers, one a run; None: all ``n_clusters``) lets
+    runs with fewer clusters share the batch: run ``r``'s clusters are its
+    first ``n_valid[r]``, the rest padding (zero centres no sample is
+    assigned to, left out of the relocation of empty clusters, kept at
+    zero, so that they move no run's shift); each run's iterates are those
+    it would have alone.
 
     Returns the final centres, labels ``(n_runs, n_samples)`` and the number
     of iterations of each run (host array).
     """
     n_runs, n_clusters, _ = centers.shape
+    valid = np.full(n_runs, n_clusters) if n_valid is None else np.asarray(n_valid)
+    absent_all = absent_scores(valid, n_clusters, X.dtype, xp)
+    absent = absent_all
     final_centers = xp.empty_like(centers)
     final_labels = xp.empty((n_runs, X.shape[0]), dtype=xp.int32)
     n_iter = np.zeros(n_runs, dtype=np.int64)
@@ -303,13 +334,24 @@ def lloyd(X, w, w_host, centers, x_sq, *, max_iter, tol, xp, verbose=False):
     current = centers
     labels_old = xp.full((n_runs, X.shape[0]), -1, dtype=xp.int32)
     for i in range(max_iter):
-        labels = assign(X, current, xp)
+        labels = assign(X, current, xp, absent)
         sums, weights = cluster_sums(X, labels, w, n_clusters, xp)
-        for r in np.flatnonzero(to_host((weights == 0).any(axis=1))):
+        empty = weights == 0
+        if absent is not None:
+            empty &= absent == 0
+        for r in np.flatnonzero(to_host(empty.any(axis=1))):
+            k = int(valid[active[r]])
             relocate_empty_clusters(
-                X, w_host, current[r], sums[r], weights[r], labels[r], x_sq, xp
+                X,
+                w_host,
+                current[r, :k],
+                sums[r, :k],
+                weights[r, :k],
+                labels[r],
+                x_sq,
+                xp,
             )
-        new = average_centers(sums, weights, xp)
+        new = average_centers(sums, weights, xp, absent)
         if verbose:
             value = inertia(X, current[0], labels[0], w, x_sq, xp)
             print(f"Iteration {i}, inertia {value}.")
@@ -341,11 +383,16 @@ def lloyd(X, w, w_host, centers, x_sq, *, max_iter, tol, xp, verbose=False):
         active = active[going]
         current = new[xp.asarray(going)]
         labels_old = labels[xp.asarray(going)]
+        if absent is not None:
+            absent = absent[xp.asarray(going)]
     if not strict.all():
         # The labels of the final centres (scikit-learn's last E-step).
         loose = np.flatnonzero(~strict)
         final_labels[xp.asarray(loose)] = assign(
-            X, final_centers[xp.asarray(loose)], xp
+            X,
+            final_centers[xp.asarray(loose)],
+            xp,
+            None if absent_all is None else absent_all[xp.asarray(loose)],
         )
     return final_centers, final_labels, n_iter
 

@@ -83,10 +83,12 @@ def _assign_threads(item: int) -> int:
     return 128 if item == 4 else 64
 
 
-def assign(X, centers):
+def assign(X, centers, absent=None):
     """Labels ``(n_runs, n_samples)`` int32 of the runs' centres
     ``(n_runs, n_clusters, n_features)``: the centre of smallest
-    ``||c||^2 - 2 x.c``, the first on a tie; None where the kernel does not
+    ``||c||^2 - 2 x.c``, the first on a tie; ``absent`` ((n_runs,
+    n_clusters), 0 or +inf) is added to the scores (``_lloyd.absent_scores``:
+    a padding centre's +inf never wins). None where the kernel does not
     apply."""
     if not _applies(X):
         return None
@@ -111,6 +113,8 @@ def assign(X, centers):
         flat = cupy.zeros((width, p), dtype=X.dtype)
         flat[:total] = centers[start:stop].reshape(total, p)
         c_sq = cupy.einsum("jf,jf->j", flat, flat)
+        if absent is not None:
+            c_sq[:total] += absent[start:stop].reshape(total).astype(X.dtype)
         # -2 c scales exactly, as in the cuBLAS path
         m2c = cupy.ascontiguousarray((-2 * flat).T)
         shared = ((p + 1) * width + p * (threads + 1)) * item

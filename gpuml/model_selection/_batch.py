@@ -183,6 +183,12 @@ class BatchScoring:
     scorers: dict
     multimetric: bool
 
+    @property
+    def needs_y(self) -> bool:
+        """Whether a metric compares with targets (all but an estimator's
+        own unsupervised score, such as KMeans's)."""
+        return any(getattr(s, "needs_y", True) for s in self.scorers.values())
+
     def metadata(self, score_params: dict) -> dict:
         """``{name: metadata}``: each metric's share of a fold's metadata."""
         if not self.multimetric:
@@ -196,7 +202,9 @@ def batch_scorers(scorer, estimator) -> BatchScoring | None:
     gpuml :class:`~gpuml.metrics.Scorer` objects score stacks of responses
     (batched on the device for gpuml metrics); ``scoring=None`` means the
     estimator's ``score``, which for batchable estimators is R² (regressors)
-    or accuracy (classifiers). Any other scorer callable needs a fitted
+    or accuracy (classifiers), or the scorer the class names as
+    ``_batch_passthrough_scorer`` (KMeans: minus the inertia, which needs
+    no targets). Any other scorer callable needs a fitted
     estimator object per candidate, so the group is fitted one by one.
     """
     if isinstance(scorer, MultimetricScorer):
@@ -208,6 +216,9 @@ def batch_scorers(scorer, estimator) -> BatchScoring | None:
         return BatchScoring({"score": scorer}, multimetric=False)
     if type(scorer).__name__ == "_PassthroughScorer":
         _, step = final_step(estimator)
+        own = getattr(step, "_batch_passthrough_scorer", None)
+        if own is not None:  # a score other than R² or accuracy (KMeans)
+            return BatchScoring({"score": own()}, multimetric=False)
         metric = get_scorer("r2" if is_regressor(step) else "accuracy")
         return BatchScoring({"score": metric}, multimetric=False)
     return None

@@ -261,7 +261,7 @@ def evaluate_group(
     if group.batched:
         configured = clone(estimator).set_params(**clone(group.fixed, safe=False))
         scorers = batch_scorers(scorer, configured)
-    if scorers is not None and view.y is not None:
+    if scorers is not None and (view.y is not None or not scorers.needs_y):
         left = _evaluate_batched(
             configured,
             group,
@@ -629,7 +629,7 @@ def evaluate_pipeline_groups(
     for position, group in enumerate(groups):
         configured = clone(pipeline).set_params(**clone(group.fixed, safe=False))
         scorers = batch_scorers(scorer, configured) if group.batched else None
-        if scorers is not None and view.y is not None:
+        if scorers is not None and (view.y is not None or not scorers.needs_y):
             if not set(final_params) - {"sample_weight"}:
                 size = _batch_size(configured, group, view, folds, splits, options)
                 batched[position] = (
