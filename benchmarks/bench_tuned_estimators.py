@@ -12,6 +12,9 @@ skipped row naming it:
 - ``kmeans``: KMeans(n_init=10) for each ``n_clusters`` in 2..20 on
   1,000,000 x 32 (scikit-learn's fits one after another, each on every
   core: KMeans has no ``n_jobs``);
+- ``kmeans_search``: GridSearchCV of KMeans(n_init=3) over ``n_clusters``
+  2..20 x 5 folds, 200,000 x 32 (scored by ``KMeans.score``; gpuml runs a
+  fold's candidates as one Lloyd batch on the GPU);
 - ``text``: scikit-learn's text-search example shape, RandomizedSearchCV
   (n_iter=40, 5 folds) of Pipeline(TfidfVectorizer, ComplementNB) over
   ``max_df``, ``min_df``, ``ngram_range``, ``norm`` and ``alpha``, on about
@@ -135,6 +138,20 @@ def _kmeans(n: int, sklearn: bool):
     return _KMeansSweep(_gpuml("cluster", "KMeans"))
 
 
+def _kmeans_search(n: int, sklearn: bool):
+    grid = {"n_clusters": list(range(2, 21))}
+    if sklearn:
+        from sklearn.cluster import KMeans
+        from sklearn.model_selection import GridSearchCV
+
+        return GridSearchCV(KMeans(n_init=3, random_state=0), grid, cv=5, n_jobs=N_JOBS)
+    from gpuml.model_selection import GridSearchCV
+
+    return GridSearchCV(
+        _gpuml("cluster", "KMeans")(n_init=3, random_state=0), grid, cv=5
+    )
+
+
 def _text_grid():
     return {
         "tfidfvectorizer__max_df": [0.5, 0.75, 1.0],
@@ -192,6 +209,12 @@ WORKLOADS = {
         ("cluster", "KMeans"),
         _kmeans,
         lambda d: (_classes(1_000_000 // d, 32, 12, 2)[0], None),
+    ),
+    "kmeans_search": (
+        "GridSearchCV KMeans(n_init=3), n_clusters 2..20 x 5 folds, {n:,} x 32",
+        ("cluster", "KMeans"),
+        _kmeans_search,
+        lambda d: (_classes(200_000 // d, 32, 12, 3)[0], None),
     ),
     "text": (
         "RandomizedSearchCV Pipeline(TfidfVectorizer, ComplementNB), 40 x 5 "
