@@ -45,12 +45,23 @@ def _regression(rng, n=120, p=5):
 def _assert_equal_fits(cls, params, X, y, sw, fmt, backend):
     """gpuml's ``cls`` and scikit-learn's class of that name fitted alike
     (``X`` as ``fmt``): the same coefficients, intercepts and ``n_iter_``,
-    bit for bit. Returns ``(ours, theirs)``."""
+    bit for bit, and the same warnings (liblinear warns where it stopped at
+    its cap, which some random data make it reach). Returns ``(ours,
+    theirs)``."""
     X_host = sp.csr_matrix(X) if fmt == "csr" else X
-    theirs = getattr(sk_svm, cls.__name__)(**params).fit(X_host, y, sample_weight=sw)
-    ours = cls(**params).fit(
-        backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
-    )
+    with warnings.catch_warnings(record=True) as their_warnings:
+        warnings.simplefilter("always")
+        theirs = getattr(sk_svm, cls.__name__)(**params).fit(
+            X_host, y, sample_weight=sw
+        )
+    with warnings.catch_warnings(record=True) as our_warnings:
+        warnings.simplefilter("always")
+        ours = cls(**params).fit(
+            backend.as_format(X, fmt), backend.asarray(y), sample_weight=sw
+        )
+    assert [(w.category, str(w.message)) for w in our_warnings] == [
+        (w.category, str(w.message)) for w in their_warnings
+    ]
     assert ours.coef_.shape == theirs.coef_.shape
     np.testing.assert_array_equal(backend.to_numpy(ours.coef_), theirs.coef_)
     if params.get("fit_intercept", True):
