@@ -160,14 +160,27 @@ def _warn_few_clusters(labels, n_clusters: int, xp) -> None:
         )
 
 
-def _weighted_sum(y_true, sq_distances, sample_weight=None):
-    """The (weighted) sum of squared distances, in float64 (KMeans's
-    inertia, from :meth:`KMeansBatch._sq_distances`)."""
+def _pad_clusters(centers, width: int, xp):
+    """``centers`` ``(k, n_features)`` with zero rows up to ``width``."""
+    k, p = centers.shape
+    if k == width:
+        return centers
+    return xp.concatenate([centers, xp.zeros((width - k, p), dtype=centers.dtype)])
+
+
+def _inertias(sq_distances, sample_weight):
+    """``(k,)`` weighted sums of stacked squared distances ``(k, n)``, as
+    :meth:`KMeans.score` sums one candidate's (float64 sums)."""
     xp = namespace_of(sq_distances)
     d = sq_distances.astype(xp.float64)
     if sample_weight is not None:
-        d = d * xp.asarray(sample_weight)
-    return float(to_host(xp.sum(d)))
+        d = d * xp.asarray(sample_weight)[None, :]
+    return xp.sum(d, axis=1)
+
+
+def _weighted_sum(y_true, sq_distances, sample_weight=None):
+    """One candidate's inertia (:func:`_inertias`), a float."""
+    return float(to_host(_inertias(sq_distances[None, :], sample_weight)[0]))
 
 
 class _NegativeInertia(Scorer):
@@ -181,11 +194,7 @@ class _NegativeInertia(Scorer):
         super().__init__(_weighted_sum, -1, {}, "_sq_distances")
 
     def score_predictions(self, y_true, y_preds, sample_weight=None, **kwargs):
-        xp = namespace_of(y_preds)
-        d = y_preds.astype(xp.float64)
-        if sample_weight is not None:
-            d = d * xp.asarray(sample_weight)[None, :]
-        return -xp.sum(d, axis=1)
+        return -_inertias(y_preds, sample_weight)
 
 
 class KMeansBatch:
@@ -197,12 +206,7 @@ class KMeansBatch:
         self._xp = xp
         self.n_clusters = [c.shape[0] for c in centers]
         width = max(self.n_clusters)
-        self._centers = xp.stack(
-            [
-                xp.concatenate([c, xp.zeros((width - c.shape[0], c.shape[1]), c.dtype)])
-                for c in centers
-            ]
-        )
+        self._centers = xp.stack([_pad_clusters(c, width, xp) for c in centers])
         self._absent = absent_scores(self.n_clusters, width, centers[0].dtype, xp)
 
     def __len__(self) -> int:
@@ -211,20 +215,21 @@ class KMeansBatch:
     def _data(self, X):
         return check_array(X, xp=self._xp, accept_sparse="csr", dtype=_FLOAT_DTYPES)
 
-    def predict(self, X):
-        """``(k, n_samples)`` labels, each candidate's :meth:`KMeans.predict`."""
-        X = self._data(X)
+    def _labels(self, X):
         centers = self._centers.astype(X.dtype, copy=False)
         absent = None if self._absent is None else self._absent.astype(X.dtype)
-        return assign(X, centers, self._xp, absent)
+        return assign(X, centers, self._xp, absent), centers
+
+    def predict(self, X):
+        """``(k, n_samples)`` labels, each candidate's :meth:`KMeans.predict`."""
+        return self._labels(self._data(X))[0]
 
     def _sq_distances(self, X):
         """``(k, n_samples)``: each sample's squared distance to its centre,
         as :meth:`KMeans.score` computes it, for each candidate."""
         X = self._data(X)
         xp = self._xp
-        labels = self.predict(X)
-        centers = self._centers.astype(X.dtype, copy=False)
+        labels, centers = self._labels(X)
         x_sq = sq_norms(X, xp) if is_sparse(X) else None
         return xp.stack(
             [
@@ -506,12 +511,8 @@ class KMeans(
         width = max(widths)
         padded, n_valid = [], []
         for k, runs in zip(widths, starts, strict=True):
-            for start in runs:
-                if k < width:
-                    zeros = xp.zeros((width - k, start.shape[1]), dtype=start.dtype)
-                    start = xp.concatenate([start, zeros])
-                padded.append(start)
-                n_valid.append(k)
+            padded += [_pad_clusters(start, width, xp) for start in runs]
+            n_valid += [k] * len(runs)
         return lloyd(
             X,
             w,
