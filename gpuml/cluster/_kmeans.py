@@ -170,12 +170,14 @@ def _pad_clusters(centers, width: int, xp):
 
 def _inertias(sq_distances, sample_weight):
     """``(k,)`` weighted sums of stacked squared distances ``(k, n)``, as
-    :meth:`KMeans.score` sums one candidate's (float64 sums)."""
+    :meth:`KMeans.score` sums one candidate's (float64 sums; the weights
+    checked as its, so that all-zero or ill-shaped weights raise its
+    error)."""
     xp = namespace_of(sq_distances)
-    d = sq_distances.astype(xp.float64)
-    if sample_weight is not None:
-        d = d * xp.asarray(sample_weight)[None, :]
-    return xp.sum(d, axis=1)
+    w = check_sample_weight(
+        sample_weight, sq_distances.shape[1], xp=xp, dtype=sq_distances.dtype
+    )
+    return xp.sum(sq_distances.astype(xp.float64) * w[None, :], axis=1)
 
 
 def _weighted_sum(y_true, sq_distances, sample_weight=None):
@@ -677,16 +679,23 @@ class KMeans(
         if xp is not np:
             _lloyd_device.prefetch()
         X = check_array(X, xp=xp, accept_sparse="csr", dtype=_FLOAT_DTYPES)
-        for train in [None] if folds is None else folds:
-            rows = None if train is None else xp.asarray(np.asarray(train, np.int64))
-            X_fold = X if rows is None else take_rows(X, rows, xp)
-            w = check_sample_weight(
-                None if sample_weight is None else to_namespace(sample_weight, xp),
+        if sample_weight is not None:  # its shape and values, once
+            sample_weight = check_sample_weight(
+                to_namespace(sample_weight, xp),
                 X.shape[0],
                 xp=xp,
                 dtype=X.dtype,
+                allow_all_zero_weights=True,
             )
-            w = w if rows is None else w[rows]
+        for train in [None] if folds is None else folds:
+            rows = None if train is None else xp.asarray(np.asarray(train, np.int64))
+            X_fold = X if rows is None else take_rows(X, rows, xp)
+            w = sample_weight
+            if w is not None and rows is not None:
+                w = w[rows]
+            # each fold's weights as the candidate's own fit checks them (a
+            # fold of zero weights raises its error)
+            w = check_sample_weight(w, X_fold.shape[0], xp=xp, dtype=X.dtype)
             yield self._fit_fold(X_fold, w, candidates, xp)
 
     def _fit_fold(self, X, w, candidates, xp) -> KMeansBatch:

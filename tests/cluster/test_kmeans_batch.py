@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans as SkKMeans
 from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import GridSearchCV as SkGridSearchCV
+from sklearn.model_selection import KFold
 from sklearn.model_selection import validation_curve as sk_validation_curve
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
@@ -220,3 +221,25 @@ def test_padded_runs_iterate_as_alone(device, rng):
             assert together[2][r] == alone[2][0]
             assert not to_host(together[0][r, k:]).any()
             assert to_host(together[1][r]).max() < k
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_zero_weights_fail_as_one_by_one(device, rng):
+    """Weights all zero in a fold's test rows (scored with them: KMeans.score
+    raises, the fold scores NaN) or in its training rows (the fit raises):
+    scikit-learn's scores, never a number where its score or fit raises."""
+    X = _blobs(rng, n=90)
+    grid = {"n_clusters": [2, 3]}
+    for w in (np.r_[np.zeros(30), np.ones(60)], np.r_[np.ones(30), np.zeros(60)]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with config_context(device=device):
+                ours = GridSearchCV(KMeans(random_state=0), grid, cv=KFold(3))
+                ours.fit(X, sample_weight=w)
+            theirs = SkGridSearchCV(SkKMeans(random_state=0), grid, cv=KFold(3))
+            theirs.fit(X, sample_weight=w)
+        for i in range(3):
+            key = f"split{i}_test_score"
+            np.testing.assert_allclose(
+                ours.cv_results_[key], theirs.cv_results_[key], rtol=1e-6
+            )
