@@ -220,6 +220,7 @@ class _LogisticLoss:
             # class_weight={0: 0, 1: 0}, raises there rather than fitting.
             raise ZeroDivisionError("float division by zero")
         self.inverse_C = inverse_C
+        self.gradient_mask = None  # see restrict_columns
         if self.n_rows == 1:
             # (n, 1): 1 for classes_[1]
             self.target = _as_float64(y, xp)[:, None]
@@ -230,6 +231,25 @@ class _LogisticLoss:
     @property
     def n_params(self) -> int:
         return self.n_rows * (self.n_features + int(self.fit_intercept))
+
+    def restrict_columns(self, n_features) -> None:
+        """Fit candidate ``i`` on the first ``n_features[i]`` columns of X
+        only: its gradient is zero in the coefficients of the later columns.
+
+        From a start at zero those coefficients then stay zero (L-BFGS's
+        directions are built from gradients and steps that are zero there),
+        so the row takes the steps of a fit on ``X[:, :n_features[i]]``, up
+        to the rounding of sums that include zero products: the candidates
+        of a search over a decomposition's ``n_components`` share one
+        L-BFGS over its largest output (``model_selection/_truncation.py``).
+        """
+        if self.columns is not None:
+            raise ValueError("restrict_columns needs all the columns of X")
+        k, p = self.inverse_C.shape[0], self.n_features
+        mask = np.ones((k, self.n_params))
+        for row, m in enumerate(n_features):
+            mask[row, : self.n_rows * p].reshape(self.n_rows, p)[:, m:] = 0.0
+        self.gradient_mask = self.xp.asarray(mask)
 
     def split(self, params):
         """``(W (k, rows, p), b (k, rows))`` from parameter rows ``(k, d)``."""
@@ -383,7 +403,8 @@ class _LogisticLoss:
             grad_W = _cuda.cast(_cuda.c_order(grad_W), xp.float64)
             if d >= WIDE:  # many coefficients: each row over many blocks
                 args = (params, grad_W, grad_b, loss_sum, inverse_C, total)
-                return self._finish_wide(*args, value, grad)
+                value, grad = self._finish_wide(*args, value, grad)
+                return value, self._masked(grad, candidates)
             _cuda.kernel("linear", "logistic_finish")(
                 (k,),
                 (256,),
@@ -401,7 +422,7 @@ class _LogisticLoss:
                     grad,
                 ),
             )
-            return value, grad
+            return value, self._masked(grad, candidates)
         coef = params[:, : rows * p]
         grad = np.empty((k, d))
         grad[:, : rows * p] = grad_W.T.reshape(k, rows * p)
@@ -409,7 +430,17 @@ class _LogisticLoss:
         if self.fit_intercept:
             grad[:, rows * p :] = grad_b.reshape(k, rows)
         value = loss_sum + 0.5 * inverse_C * (coef * coef).sum(axis=1)
-        return value / total, grad / total[:, None]
+        return value / total, self._masked(grad / total[:, None], candidates)
+
+    def _masked(self, grad, candidates):
+        """``grad`` with :meth:`restrict_columns`'s zeros (in place)."""
+        if self.gradient_mask is None:
+            return grad
+        mask = self.gradient_mask
+        if candidates is not None:
+            mask = take_rows(mask, candidates, self.xp)
+        grad *= mask
+        return grad
 
     def _finish_wide(
         self, params, grad_W, grad_b, loss_sum, inverse_C, total, value, grad
@@ -1433,8 +1464,21 @@ class LogisticRegression(
             return frozenset({"C", "l1_ratio"})
         return frozenset({"C"})  # their l1_ratio > 0 raises
 
+    def _batch_column_counts(self) -> bool:
+        """Whether :meth:`_fit_batch` takes ``n_features`` (each candidate
+        on the leading columns of X): with the L-BFGS solvers."""
+        return self.engine != "cuml" and not self._proximal()
+
     def _fit_batch(
-        self, X, y, param_sets, *, folds=None, sample_weight=None, all_classes=False
+        self,
+        X,
+        y,
+        param_sets,
+        *,
+        folds=None,
+        sample_weight=None,
+        all_classes=False,
+        n_features=None,
     ):
         """Fit one model per dict of ``param_sets`` (values of ``C`` and,
         with saga or liblinear, ``l1_ratio``) on each training fold.
@@ -1450,6 +1494,10 @@ class LogisticRegression(
         of ``param_sets`` (see ``docs/search.rst``). ``all_classes``: a hook
         of LogisticRegressionCV, every fold fitted with all the classes of
         ``y``, as scikit-learn's ``_log_reg_scoring_path`` fits them.
+        ``n_features`` (where :meth:`_batch_column_counts`, with
+        ``folds=None``): candidate ``i`` is fitted on ``X[:, :n_features[i]]``
+        (its coefficients zero beyond them; see
+        :meth:`LogisticBatch.truncated`).
         """
         validate_estimator_params(self)
         penalties = []
@@ -1464,9 +1512,11 @@ class LogisticRegression(
             subset = [{"C": params.get("C", self.C)} for params in param_sets]
             yield from self._fit_batch_lbfgs(
                 X, y, subset, folds=folds, sample_weight=sample_weight,
-                all_classes=all_classes,
+                all_classes=all_classes, n_features=n_features,
             )  # fmt: skip
             return
+        if n_features is not None:
+            raise BatchUnsupported(f"solver={self.solver!r} fits every column")
         ratios = [
             self._l1_ratio_of(penalty, params.get("l1_ratio", self.l1_ratio))
             for penalty, params in zip(penalties, param_sets, strict=True)
@@ -1516,7 +1566,15 @@ class LogisticRegression(
             )
 
     def _fit_batch_lbfgs(
-        self, X, y, param_sets, *, folds=None, sample_weight=None, all_classes=False
+        self,
+        X,
+        y,
+        param_sets,
+        *,
+        folds=None,
+        sample_weight=None,
+        all_classes=False,
+        n_features=None,
     ):
         """Fit one model per ``C`` of ``param_sets`` on each training fold
         by L-BFGS.
@@ -1546,9 +1604,24 @@ class LogisticRegression(
                 raise ValueError(f"C must be a positive float; got {C!r}.")
             inverse_C.append(self._inverse_C(C))
         inverse_C = xp.asarray(inverse_C, dtype=xp.float64)
+        if n_features is not None:
+            if folds is not None:
+                raise BatchUnsupported("column counts are for one fit's rows")
+            if len(n_features) != len(param_sets) or not all(
+                0 < m <= X.shape[1] for m in n_features
+            ):
+                raise ValueError(
+                    f"n_features must give 1 to {X.shape[1]} columns for each of "
+                    f"the {len(param_sets)} candidates; got {list(n_features)!r}."
+                )
         classes, y_index, sample_weight = self._problem(X, y, sample_weight, xp)
         if folds is None:
-            loss = self._loss(X, classes, y_index, sample_weight, inverse_C, xp)
+            loss = self._loss(
+                X, classes, y_index, sample_weight, inverse_C, xp,
+                compact=n_features is None,
+            )  # fmt: skip
+            if n_features is not None:
+                loss.restrict_columns(n_features)
             yield self._batch_model(loss, self._minimize(loss, xp), X.dtype, classes)
             return
         folds = [xp.asarray(train) for train in folds]  # host indices, moved once
@@ -1715,6 +1788,13 @@ class LogisticBatch:
 
     def __len__(self) -> int:
         return self.W.shape[0]
+
+    def truncated(self, rows: slice, n_features: int) -> LogisticBatch:
+        """The candidates ``rows`` as models of the first ``n_features``
+        columns (of a fit with ``n_features`` counts, zero beyond them)."""
+        W = namespace_of(self.W).ascontiguousarray(self.W[rows, :, :n_features])
+        n_iter = None if self.n_iter is None else self.n_iter[rows]
+        return LogisticBatch(W, self.b[rows], self.classes_, n_iter)
 
     def decision_function(self, X):
         xp = namespace_of(self.W)

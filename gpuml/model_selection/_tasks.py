@@ -67,7 +67,11 @@ from gpuml.model_selection._results import (
     score_batch,
     synchronize,
 )
-from gpuml.model_selection._truncation import SharedDecomposition, split_by_value
+from gpuml.model_selection._truncation import (
+    SharedDecomposition,
+    split_by_value,
+    truncation_point,
+)
 
 # --------------------------------------------------------------------------
 # One candidate on one fold
@@ -224,6 +228,9 @@ def evaluate_unit(
         fitter = _fit_prefix
         if len(parts) > 1:
             fitter = SharedDecomposition(parts[0][0], _fit_prefix, len(parts))
+            splits = _truncations_together(
+                parts, view, folds, splits, scorer, options, table, hooks
+            )
         for configured_prefix, part in parts:
             evaluate_pipeline_groups(
                 configured_prefix,
@@ -237,6 +244,167 @@ def evaluate_unit(
                 hooks,
                 fit_prefix=fitter,
             )
+
+
+def _together_on(xp) -> bool:
+    """Whether the truncations of a unit share their final fits
+    (:func:`_truncations_together`) in namespace ``xp``: on the GPU, where a
+    fit's cost is mostly its host-driven iterations; on the CPU the
+    candidates of larger ``n_components`` would pay the flops of the
+    largest (the tests turn it on there)."""
+    return xp is not np
+
+
+def _truncations_together(
+    parts, view, folds, splits, scorer, options, table, hooks
+) -> list:
+    """The parts of a unit (its prefixes differing only in a decomposition's
+    ``n_components``, ``(configured Pipeline, groups)`` largest first)
+    evaluated together on the folds ``splits``, where the final step fits
+    each candidate on the leading columns of one output
+    (``_batch_column_counts``): per fold the decomposition is fitted once, at
+    the largest value, and each set of groups that differ only in that value
+    is one ``_fit_batch`` over its output, candidate ``i`` on its first
+    ``n_features[i]`` columns; each part's candidates are then scored on
+    their own columns of the test rows. Returns the splits left for the
+    parts' own evaluation: all of them where this does not apply, and any
+    split on which something failed (evaluated again part by part, where the
+    failure is met and recorded as it would be without this).
+    """
+    xp = view.xp if view.xp is not None else np
+    plan = _together_plan(parts, view, folds, splits, scorer, options)
+    if plan is None or not _together_on(xp):
+        return list(splits)
+    source, head_end, batches = plan
+    left = []
+    for split in splits:
+        try:
+            _together_fold(
+                source, head_end, batches, view, folds, split, options, table
+            )
+        except Exception:
+            left.append(split)
+    return left
+
+
+def _together_plan(parts, view, folds, splits, scorer, options):
+    """``(source Pipeline, decomposition's step index, batches)`` where each
+    batch is ``(final step, [(configured Pipeline, group, scorers,
+    truncation values)])`` of the groups fitted as one; None where
+    :func:`_truncations_together` does not apply."""
+    source = parts[0][0]
+    point = truncation_point(source)
+    if (
+        point is None
+        or point[0] != len(source.steps) - 2  # steps after the decomposition
+        or view.fit_params
+        or _lead_output(source, {}, view) is not None
+    ):
+        return None
+    name = source.steps[-1][0]
+    batches: dict = {}
+    for configured_prefix, groups in parts:
+        values = truncation_point(configured_prefix)[2]
+        for group in groups:
+            configured = clone(configured_prefix).set_params(
+                **clone(group.fixed, safe=False)
+            )
+            final = configured.steps[-1][1]
+            scorers = batch_scorers(scorer, configured) if group.batched else None
+            if (
+                scorers is None
+                or (view.y is None and scorers.needs_y)
+                or not getattr(final, "_batch_column_counts", lambda: False)()
+            ):
+                return None
+            key = _value_key(
+                {
+                    k: v
+                    for k, v in group.fixed.items()
+                    if k == name or k.startswith(f"{name}__")
+                }
+            )
+            batches.setdefault(key, (final, []))[1].append(
+                (configured, group, scorers, values)
+            )
+    for _, entries in batches.values():
+        members = sum(len(group.members) for _, group, _, _ in entries)
+        configured = entries[0][0]
+        group = Group({}, [m for _, g, _, _ in entries for m in g.members])
+        if (
+            _batch_size(configured, group, view, folds, splits, options).candidates
+            < members
+        ):
+            return None
+    return source, point[0], list(batches.values())
+
+
+def _together_fold(
+    source, head_end, batches, view, folds, split, options, table, hooks
+):
+    """One fold of :func:`_truncations_together`'s plan."""
+    train, test = folds[split]
+    X_train, y_train, _ = view.rows(train)
+    X_test, y_test, _ = view.rows(test)
+    rows = (X_train, y_train, {})
+    members = [m for _, entries in batches for _, g, _, _ in entries for m in g.members]
+    for index, _ in members:
+        hooks.begin(index, split, rows)
+    start = time.perf_counter()
+    store = view.neighbours.setdefault(train.tobytes(), {})
+    with shared_fold(store, (X_train, X_test)):
+        head, H_train, H_test = _fit_prefix(
+            source[: head_end + 1],
+            None,
+            view,
+            (train, test),
+            (X_train, X_test),
+            y_train,
+            {},
+        )
+    synchronize(view.xp)
+    decomposition = head.steps[-1][1]
+    fitted = []
+    for final, entries in batches:
+        truncations = [decomposition._truncated(**values) for *_, values in entries]
+        counts = [
+            t._n_features_out
+            for t, (_, group, _, _) in zip(truncations, entries, strict=True)
+            for _ in group.members
+        ]
+        param_sets = [p for _, group, _, _ in entries for p in group.param_sets()]
+        model = next(
+            iter(
+                final._fit_batch(
+                    H_train, y_train, param_sets, folds=None, n_features=counts
+                )
+            )
+        )
+        fitted.append((model, truncations))
+    synchronize(view.xp)
+    fit_time = (time.perf_counter() - start) / len(members)
+    for (model, truncations), (_, entries) in zip(fitted, batches, strict=True):
+        offset = 0
+        for truncated, (configured, group, scorers, _) in zip(
+            truncations, entries, strict=True
+        ):
+            k, size = truncated._n_features_out, len(group.members)
+            _record_batch(
+                model.truncated(slice(offset, offset + size), k),
+                configured,
+                group.members,
+                view,
+                (train, test),
+                scorers,
+                options,
+                table,
+                fit_time=fit_time * size,
+                split=split,
+                X_pair=((H_train[:, :k], y_train), (H_test[:, :k], y_test)),
+            )
+            offset += size
+    for index, _ in members:
+        hooks.end(index, split, rows)
 
 
 def evaluate_group(

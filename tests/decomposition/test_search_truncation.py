@@ -180,3 +180,106 @@ def test_a_piece_of_a_shared_unit_fits_its_own_prefix(rng, fits):
         .score(X[test], y[test])
     )
     assert float(table[0, 0]["test_scores"]) == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.fixture
+def together(monkeypatch):
+    """The truncations' final fits shared (as on the GPU) also on the CPU,
+    and the folds that shared them (a spy)."""
+    from gpuml.model_selection import _tasks
+
+    folds = []
+    original = _tasks._together_fold
+
+    def spy(*args, **kwargs):
+        folds.append(args[5])  # the split
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_tasks, "_together_on", lambda xp: True)
+    monkeypatch.setattr(_tasks, "_together_fold", spy)
+    return folds
+
+
+def _apart(monkeypatch):
+    from gpuml.model_selection import _tasks
+
+    monkeypatch.setattr(_tasks, "_together_on", lambda xp: False)
+
+
+@pytest.mark.parametrize("scoring", ["accuracy", "neg_log_loss"])
+def test_truncations_share_one_logistic_fit_per_fold(
+    backend, rng, fits, together, monkeypatch, scoring
+):
+    """Every n_components x C candidate of a fold in one L-BFGS over the
+    largest decomposition, each on its leading columns: the scores of the
+    candidates' own fits (scikit-learn's search of the same Pipeline)."""
+    X, y = _data(rng, n_samples=300)
+    y[::4] = 2  # multinomial
+    pipe = make_pipeline(PCA(svd_solver="covariance_eigh"), LogisticRegression())
+    grid = {"pca__n_components": [2, 5, 9, 16], "logisticregression__C": [0.05, 1.0]}
+    search = GridSearchCV(pipe, grid, cv=N_SPLITS, scoring=scoring)
+    ours = search.fit(backend.asarray(X), y)
+    assert together == list(range(N_SPLITS))
+    assert fits == [16] * N_SPLITS + [ours.best_params_["pca__n_components"]]
+    theirs = SkGridSearchCV(pipe, grid, cv=N_SPLITS, scoring=scoring).fit(X, y)
+    for key in ("mean_test_score", "split0_test_score", "split2_test_score"):
+        np.testing.assert_allclose(
+            ours.cv_results_[key], theirs.cv_results_[key], rtol=1e-6, atol=1e-9
+        )
+    assert ours.best_params_ == theirs.best_params_
+
+
+def test_only_the_last_step_before_the_final_one_shares(rng, together):
+    """A scaler after PCA is fitted on each value's columns: no sharing."""
+    X, y = _data(rng)
+    pipe = make_pipeline(PCA(), StandardScaler(), LogisticRegression())
+    grid = {"pca__n_components": [2, 4], "logisticregression__C": [0.1, 1.0]}
+    GridSearchCV(pipe, grid, cv=N_SPLITS).fit(X, y)
+    assert together == []
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton-cholesky"])
+def test_failing_candidates_fail_as_when_apart(rng, together, monkeypatch, solver):
+    """A fold where a candidate cannot be fitted together (an invalid C, or
+    a solver that fits every column) is evaluated part by part: the same
+    errors and scores as without sharing."""
+    X, y = _data(rng)
+    pipe = make_pipeline(PCA(), LogisticRegression(solver=solver))
+    grid = {"pca__n_components": [2, 5], "logisticregression__C": [-1.0, 0.5]}
+    searches = []
+    for share in (True, False):
+        if not share:
+            _apart(monkeypatch)
+        with pytest.warns(FitFailedWarning, match="6 fits failed"):
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "One or more of the test scores")
+                searches.append(GridSearchCV(pipe, grid, cv=N_SPLITS).fit(X, y))
+    # lbfgs tried every fold and fell back; newton-cholesky fits every column
+    assert together == ([0, 1, 2] if solver == "lbfgs" else [])
+    shared, apart = (s.cv_results_["mean_test_score"] for s in searches)
+    failed = [p["logisticregression__C"] < 0 for p in searches[0].cv_results_["params"]]
+    np.testing.assert_array_equal(np.isnan(shared), failed)
+    np.testing.assert_allclose(shared, apart, rtol=1e-12, equal_nan=True)
+
+
+def test_a_largest_value_beyond_the_data_falls_back(rng, fits, together):
+    """The shared decomposition fails on every fold: each value is
+    evaluated on its own, the failing one getting error_score."""
+    X, y = _data(rng, n_features=10)
+    pipe = make_pipeline(PCA(svd_solver="arpack"), LogisticRegression())
+    grid = {"pca__n_components": [2, 5, 10], "logisticregression__C": [0.1, 1.0]}
+    with pytest.warns(FitFailedWarning, match="6 fits failed"):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "One or more of the test scores")
+            ours = GridSearchCV(pipe, grid, cv=N_SPLITS).fit(X, y)
+    assert together == list(range(N_SPLITS))  # tried, and failed
+    scores = ours.cv_results_["mean_test_score"]
+    failed = np.array(
+        [p["pca__n_components"] == 10 for p in ours.cv_results_["params"]]
+    )
+    np.testing.assert_array_equal(np.isnan(scores), failed)
+    theirs = SkGridSearchCV(pipe, {**grid, "pca__n_components": [2, 5]}, cv=N_SPLITS)
+    theirs.fit(X, y)
+    np.testing.assert_allclose(
+        scores[~failed], theirs.cv_results_["mean_test_score"], rtol=1e-9
+    )

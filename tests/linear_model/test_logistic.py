@@ -24,6 +24,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from gpuml import config_context
 from gpuml._array import compute_namespace, to_namespace
 from gpuml._sklearn_compat import InvalidParameterError
+from gpuml.base import BatchUnsupported
 from gpuml.linear_model import LogisticRegression
 from gpuml.linear_model import _logistic as logistic_module
 from gpuml.model_selection import GridSearchCV
@@ -744,6 +745,51 @@ def test_batched_fit_matches_one_by_one(backend, rng, problem):
         )
         expected = SkLogisticRegression(C=c, **TIGHT).fit(X, y)
         _assert_same_predictions(pred[i], expected, X, 1e-6)
+
+
+@pytest.mark.parametrize("problem", ["binary", "multiclass"])
+def test_batch_on_leading_columns_matches_fits_on_those_columns(backend, rng, problem):
+    """``n_features``: candidate ``i`` fitted on ``X[:, :n_features[i]]``
+    (the search's truncations of one decomposition): the coefficients of
+    that fit (to the rounding that sums with zero products change, which
+    may move the stopping iterate within SciPy's relative ftol
+    of 64 eps, about 1e-7 in the coefficients), exactly zero
+    beyond its columns."""
+    X, y = _classification(rng, LABELS[problem], n_samples=200, n_features=9)
+    X_c, y_c, _ = _batch_in(X, y)
+    params = [{"C": c} for c in (0.05, 1.0)] * 3
+    counts = [2, 2, 5, 5, 9, 9]
+    est = LogisticRegression(**TIGHT)
+    (model,) = est._fit_batch(X_c, y_c, params, folds=None, n_features=counts)
+    W = backend.to_numpy(model.W)
+    for i, (p, m) in enumerate(zip(params, counts, strict=True)):
+        alone = LogisticRegression(**TIGHT, **p).fit(X_c[:, :m], y_c)
+        part = model.truncated(slice(i, i + 1), m)
+        assert part.W.shape[2] == m
+        np.testing.assert_allclose(
+            backend.to_numpy(part.W[0]),
+            backend.to_numpy(alone.coef_),
+            rtol=1e-5,
+            atol=1e-6,
+        )
+        np.testing.assert_allclose(
+            backend.to_numpy(part.b[0]),
+            backend.to_numpy(alone.intercept_),
+            rtol=1e-5,
+            atol=1e-6,
+        )
+        assert not W[i][:, m:].any()
+        np.testing.assert_allclose(
+            backend.to_numpy(part.predict_proba(X_c[:, :m]))[0],
+            backend.to_numpy(alone.predict_proba(X_c[:, :m])),
+            atol=1e-6,
+        )
+    with pytest.raises(ValueError, match="n_features must give 1 to 9 columns"):
+        next(est._fit_batch(X_c, y_c, params, folds=None, n_features=[2] * 5 + [10]))
+    proximal = LogisticRegression(solver="newton-cholesky")
+    assert est._batch_column_counts() and not proximal._batch_column_counts()
+    with pytest.raises(BatchUnsupported):
+        next(proximal._fit_batch(X_c, y_c, params, folds=None, n_features=counts))
 
 
 @pytest.mark.parametrize("problem", ["binary", "multiclass"])
