@@ -231,6 +231,8 @@ def evaluate_unit(
             splits = _truncations_together(
                 parts, view, folds, splits, scorer, options, table, hooks
             )
+            if not splits:
+                return
         for configured_prefix, part in parts:
             evaluate_pipeline_groups(
                 configured_prefix,
@@ -280,7 +282,7 @@ def _truncations_together(
     for split in splits:
         try:
             _together_fold(
-                source, head_end, batches, view, folds, split, options, table
+                source, head_end, batches, view, folds, split, options, table, hooks
             )
         except Exception:
             left.append(split)
