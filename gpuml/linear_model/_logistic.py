@@ -20,6 +20,7 @@ through :meth:`LogisticRegression._fit_batch`.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from numbers import Integral, Real
 from types import ModuleType
@@ -221,6 +222,7 @@ class _LogisticLoss:
             raise ZeroDivisionError("float division by zero")
         self.inverse_C = inverse_C
         self.gradient_mask = None  # see restrict_columns
+        self.column_counts = None
         if self.n_rows == 1:
             # (n, 1): 1 for classes_[1]
             self.target = _as_float64(y, xp)[:, None]
@@ -250,6 +252,42 @@ class _LogisticLoss:
         for row, m in enumerate(n_features):
             mask[row, : self.n_rows * p].reshape(self.n_rows, p)[:, m:] = 0.0
         self.gradient_mask = self.xp.asarray(mask)
+        if not is_sparse(self.X):
+            # The products of candidates with the same count take only their
+            # columns (no flops on the zero coefficients): a Fortran-ordered
+            # X on the GPU makes its leading columns a contiguous block for
+            # cuBLAS (NumPy's BLAS takes the strided views as they are).
+            self.column_counts = np.asarray(n_features, dtype=np.int64)
+            if self.xp is not np:
+                self.X = self.xp.asfortranarray(self.X)
+                self.XT = self.X.T
+
+    def _runs(self, rows):
+        """``(start, stop, count)``: the runs of parameter rows (all the
+        candidates, or those numbered ``rows``) with one column count, in
+        order, as column ranges of the (n, k * n_rows) products."""
+        counts = self.column_counts
+        if rows is not None:
+            counts = counts[to_host(rows)]
+        edges = [0, *np.flatnonzero(np.diff(counts)) + 1, counts.shape[0]]
+        r = self.n_rows
+        return [(a * r, b * r, int(counts[a])) for a, b in itertools.pairwise(edges)]
+
+    def _grouped_products(self, X, coef_T, rows, xp):
+        """``X @ coef_T`` and the function that makes ``X' @ residual``
+        where candidates use their leading columns only (zero elsewhere)."""
+        runs = self._runs(rows)
+        raw = xp.empty((X.shape[0], coef_T.shape[1]), dtype=X.dtype)
+        for a, b, m in runs:
+            raw[:, a:b] = X[:, :m] @ coef_T[:m, a:b]
+
+        def transposed(residual):
+            grad = xp.zeros((X.shape[1], residual.shape[1]), dtype=residual.dtype)
+            for a, b, m in runs:
+                grad[:m, a:b] = X[:, :m].T @ residual[:, a:b]
+            return grad
+
+        return raw, transposed
 
     def split(self, params):
         """``(W (k, rows, p), b (k, rows))`` from parameter rows ``(k, d)``."""
@@ -304,9 +342,16 @@ class _LogisticLoss:
             return self._call_by_blocks(params, rows)
         b = self.split(params)[1]
         dtype = self.X.dtype
-        raw = self.X @ self._coefficients(params, dtype).T
-        loss, residual = self._terms(raw, b, self.target, self.weights)
-        grad_W = self.XT @ _as_dtype(residual, dtype, xp)  # (p, k * rows)
+        if self.column_counts is not None:
+            raw, transposed = self._grouped_products(
+                self.X, self._coefficients(params, dtype).T, rows, xp
+            )
+            loss, residual = self._terms(raw, b, self.target, self.weights)
+            grad_W = transposed(_as_dtype(residual, dtype, xp))
+        else:
+            raw = self.X @ self._coefficients(params, dtype).T
+            loss, residual = self._terms(raw, b, self.target, self.weights)
+            grad_W = self.XT @ _as_dtype(residual, dtype, xp)  # (p, k * rows)
         return self._finish(
             params, grad_W, self._sums(residual), self._sums(loss), rows
         )
@@ -347,12 +392,16 @@ class _LogisticLoss:
         grad_W = np.zeros((self.n_features, k * self.n_rows))
         grad_b = np.zeros(k * self.n_rows)
         for rows, block in self._float64_blocks(k * self.n_rows):
-            raw = block @ coef_T
+            transposed = None
+            if self.column_counts is not None:
+                raw, transposed = self._grouped_products(block, coef_T, candidates, np)
+            else:
+                raw = block @ coef_T
             # unweighted: no multiplication by ones (two passes of nine)
             weights = None if self.weights_are_ones else self.weights[rows]
             loss, residual = self._terms(raw, b, self.target[rows], weights)
             loss_sum += loss.sum(axis=0)
-            grad_W += block.T @ residual
+            grad_W += block.T @ residual if transposed is None else transposed(residual)
             grad_b += residual.sum(axis=0)
         return self._finish(params, grad_W, grad_b, loss_sum, candidates)
 
