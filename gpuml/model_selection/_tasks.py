@@ -284,7 +284,12 @@ def _truncations_together(
             _together_fold(
                 source, head_end, batches, view, folds, split, options, table, hooks
             )
-        except Exception:
+        except Exception as exc:
+            if options.verbose > 0 and not isinstance(exc, BatchUnsupported):
+                print(
+                    f"The n_components values' shared fit failed on split {split} "
+                    f"({type(exc).__name__}: {exc}); fitting each value apart."
+                )
             left.append(split)
     return left
 

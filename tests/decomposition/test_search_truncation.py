@@ -262,7 +262,7 @@ def test_failing_candidates_fail_as_when_apart(rng, together, monkeypatch, solve
     np.testing.assert_allclose(shared, apart, rtol=1e-12, equal_nan=True)
 
 
-def test_a_largest_value_beyond_the_data_falls_back(rng, fits, together):
+def test_a_largest_value_beyond_the_data_falls_back(rng, fits, together, capsys):
     """The shared decomposition fails on every fold: each value is
     evaluated on its own, the failing one getting error_score."""
     X, y = _data(rng, n_features=10)
@@ -273,6 +273,7 @@ def test_a_largest_value_beyond_the_data_falls_back(rng, fits, together):
             warnings.filterwarnings("ignore", "One or more of the test scores")
             ours = GridSearchCV(pipe, grid, cv=N_SPLITS).fit(X, y)
     assert together == []  # the shared decomposition failed on every fold
+    assert "fitting each value apart" not in capsys.readouterr().out  # verbose=0
     scores = ours.cv_results_["mean_test_score"]
     failed = np.array(
         [p["pca__n_components"] == 10 for p in ours.cv_results_["params"]]
@@ -280,6 +281,12 @@ def test_a_largest_value_beyond_the_data_falls_back(rng, fits, together):
     np.testing.assert_array_equal(np.isnan(scores), failed)
     theirs = SkGridSearchCV(pipe, {**grid, "pca__n_components": [2, 5]}, cv=N_SPLITS)
     theirs.fit(X, y)
+    with pytest.warns(FitFailedWarning), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "One or more of the test scores")
+        GridSearchCV(pipe, grid, cv=N_SPLITS, verbose=1).fit(X, y)
+    said = capsys.readouterr().out
+    assert said.count("fitting each value apart") == N_SPLITS
+    assert "The n_components values' shared fit failed on split 0 (ValueError" in said
     np.testing.assert_allclose(
         scores[~failed], theirs.cv_results_["mean_test_score"], rtol=1e-9
     )
