@@ -324,12 +324,12 @@ def _together_plan(parts, view, folds, splits, scorer, options):
                 or not getattr(final, "_batch_column_counts", lambda: False)()
             ):
                 return None
-            key = _value_key(
-                {
-                    k: v
+            key = tuple(
+                sorted(
+                    (k, _value_key(v))
                     for k, v in group.fixed.items()
                     if k == name or k.startswith(f"{name}__")
-                }
+                )
             )
             batches.setdefault(key, (final, []))[1].append(
                 (configured, group, scorers, values)

@@ -218,9 +218,19 @@ def test_truncations_share_one_logistic_fit_per_fold(
     y[::4] = 2  # multinomial
     pipe = make_pipeline(PCA(svd_solver="covariance_eigh"), LogisticRegression())
     grid = {"pca__n_components": [2, 5, 9, 16], "logisticregression__C": [0.05, 1.0]}
+    batches = []
+    fit_batch = LogisticRegression._fit_batch
+
+    def spy(self, *args, n_features=None, **kwargs):
+        batches.append(n_features)
+        return fit_batch(self, *args, n_features=n_features, **kwargs)
+
+    monkeypatch.setattr(LogisticRegression, "_fit_batch", spy)
     search = GridSearchCV(pipe, grid, cv=N_SPLITS, scoring=scoring)
     ours = search.fit(backend.asarray(X), y)
     assert together == list(range(N_SPLITS))
+    # one batch a fold: each value's two C, largest value first
+    assert batches == [[16, 16, 9, 9, 5, 5, 2, 2]] * N_SPLITS
     assert fits == [16] * N_SPLITS + [ours.best_params_["pca__n_components"]]
     theirs = SkGridSearchCV(pipe, grid, cv=N_SPLITS, scoring=scoring).fit(X, y)
     for key in ("mean_test_score", "split0_test_score", "split2_test_score"):
