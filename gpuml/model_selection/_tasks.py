@@ -273,9 +273,10 @@ def _truncations_together(
     split on which something failed (evaluated again part by part, where the
     failure is met and recorded as it would be without this).
     """
-    xp = view.xp if view.xp is not None else np
+    if not _together_on(view.xp if view.xp is not None else np):
+        return list(splits)
     plan = _together_plan(parts, view, folds, splits, scorer, options)
-    if plan is None or not _together_on(xp):
+    if plan is None:
         return list(splits)
     source, head_end, batches = plan
     left = []
