@@ -251,9 +251,10 @@ def evaluate_unit(
 def _together_on(xp) -> bool:
     """Whether the truncations of a unit share their final fits
     (:func:`_truncations_together`) in namespace ``xp``: on the GPU, where a
-    fit's cost is mostly its host-driven iterations; on the CPU the
-    candidates of larger ``n_components`` would pay the flops of the
-    largest (the tests turn it on there)."""
+    small fit's cost is mostly the host's driving of its iterations (one
+    L-BFGS a fold instead of one per value); not on the CPU, where the
+    flops cost the time and sharing measured no gain (benchmarks/RESULTS.md,
+    2026-12-07). The tests turn it on there."""
     return xp is not np
 
 
