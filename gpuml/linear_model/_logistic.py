@@ -247,20 +247,23 @@ class _LogisticLoss:
         """
         if self.columns is not None:
             raise ValueError("restrict_columns needs all the columns of X")
+        if not is_sparse(self.X):
+            # The products of candidates with the same count take only their
+            # columns (no flops on the zero coefficients), leaving the later
+            # columns' gradients exactly zero: a Fortran-ordered X on the GPU
+            # makes its leading columns a contiguous block for cuBLAS
+            # (NumPy's BLAS takes the strided views as they are).
+            self.column_counts = np.asarray(n_features, dtype=np.int64)
+            if self.xp is not np:
+                self.X = self.xp.asfortranarray(self.X)
+                self.XT = self.X.T
+            return
+        # sparse X: full products, the later columns' gradients masked
         k, p = self.inverse_C.shape[0], self.n_features
         mask = np.ones((k, self.n_params))
         for row, m in enumerate(n_features):
             mask[row, : self.n_rows * p].reshape(self.n_rows, p)[:, m:] = 0.0
         self.gradient_mask = self.xp.asarray(mask)
-        if not is_sparse(self.X):
-            # The products of candidates with the same count take only their
-            # columns (no flops on the zero coefficients): a Fortran-ordered
-            # X on the GPU makes its leading columns a contiguous block for
-            # cuBLAS (NumPy's BLAS takes the strided views as they are).
-            self.column_counts = np.asarray(n_features, dtype=np.int64)
-            if self.xp is not np:
-                self.X = self.xp.asfortranarray(self.X)
-                self.XT = self.X.T
 
     def _runs(self, rows):
         """``(start, stop, count)``: the runs of parameter rows (all the
@@ -273,10 +276,10 @@ class _LogisticLoss:
         r = self.n_rows
         return [(a * r, b * r, int(counts[a])) for a, b in itertools.pairwise(edges)]
 
-    def _grouped_products(self, X, coef_T, rows, xp):
+    def _grouped_products(self, X, coef_T, runs, xp):
         """``X @ coef_T`` and the function that makes ``X' @ residual``
-        where candidates use their leading columns only (zero elsewhere)."""
-        runs = self._runs(rows)
+        where candidates use their leading columns only (zero elsewhere);
+        ``runs`` from :meth:`_runs`."""
         raw = xp.empty((X.shape[0], coef_T.shape[1]), dtype=X.dtype)
         for a, b, m in runs:
             raw[:, a:b] = X[:, :m] @ coef_T[:m, a:b]
@@ -344,7 +347,7 @@ class _LogisticLoss:
         dtype = self.X.dtype
         if self.column_counts is not None:
             raw, transposed = self._grouped_products(
-                self.X, self._coefficients(params, dtype).T, rows, xp
+                self.X, self._coefficients(params, dtype).T, self._runs(rows), xp
             )
             loss, residual = self._terms(raw, b, self.target, self.weights)
             grad_W = transposed(_as_dtype(residual, dtype, xp))
@@ -391,10 +394,11 @@ class _LogisticLoss:
         loss_sum = np.zeros(k)
         grad_W = np.zeros((self.n_features, k * self.n_rows))
         grad_b = np.zeros(k * self.n_rows)
+        runs = None if self.column_counts is None else self._runs(candidates)
         for rows, block in self._float64_blocks(k * self.n_rows):
             transposed = None
-            if self.column_counts is not None:
-                raw, transposed = self._grouped_products(block, coef_T, candidates, np)
+            if runs is not None:
+                raw, transposed = self._grouped_products(block, coef_T, runs, np)
             else:
                 raw = block @ coef_T
             # unweighted: no multiplication by ones (two passes of nine)
